@@ -1,0 +1,156 @@
+"""Game records: the public JSON-lines format, and replay.
+
+A record is one JSON object a line, exactly the vocabulary of `rules` (new_game, choose_target,
+clue, place, skip_clue, next). What the store keeps, `export` prints and `replay` reads are the
+same text, so a game can be moved from the box to a laptop and replayed there.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from console import rules
+from console.board import Cell, parse_cell
+from console.rules import (
+    Action, ChooseTarget, Clue, GameState, NewGame, Next, Place, RuleError, SkipClue,
+)
+
+
+class RecordError(ValueError):
+    """A record that cannot be replayed; str() is `FILE:LINE: what is wrong`."""
+
+    def __init__(self, source: str, line: int, problem: str):
+        super().__init__(f"{source}:{line}: {problem}")
+        self.source, self.line, self.problem = source, line, problem
+
+
+_FIELDS: dict[str, tuple[type, dict[str, tuple[type, bool]]]] = {
+    # action name -> (class, {field: (type, required)})
+    "new_game": (NewGame, {"players": (int, True), "seed": (int, False), "first_giver": (int, False),
+                           "variant": (str, False), "colors": (list, False)}),
+    "choose_target": (ChooseTarget, {"cell": (Cell, True)}),
+    "clue": (Clue, {}),
+    "place": (Place, {"cell": (Cell, True), "player": (int, False)}),
+    "skip_clue": (SkipClue, {}),
+    "next": (Next, {}),
+}
+_NAMES = {cls: name for name, (cls, _) in _FIELDS.items()}
+
+
+def action_from_json(obj: Any) -> Action:
+    """One decoded JSON value -> Action; RuleError names the missing or wrong field."""
+    if not isinstance(obj, dict):
+        raise RuleError("each line must be a JSON object like {\"action\": \"clue\"}")
+    name = obj.get("action")
+    if name not in _FIELDS:
+        raise RuleError(f"unknown action {name!r} (expected one of {', '.join(_FIELDS)})")
+    cls, fields = _FIELDS[name]
+    extra = sorted(set(obj) - set(fields) - {"action"})
+    if extra:
+        raise RuleError(f"{name} has an unknown field {extra[0]!r}")
+    kwargs = {}
+    for field, (kind, required) in fields.items():
+        if field not in obj:
+            if required:
+                raise RuleError(f"{name} needs a {field!r} field")
+            continue
+        kwargs[field] = _field_value(name, field, kind, obj[field])
+    return cls(**kwargs)
+
+
+def _field_value(action: str, field: str, kind: type, value: Any) -> Any:
+    if kind is Cell:
+        return parse_cell(value)
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise RuleError(f"{action}: {field} must be a whole number, not {value!r}")
+    if kind is str and not isinstance(value, str):
+        raise RuleError(f"{action}: {field} must be text, not {value!r}")
+    if kind is list:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise RuleError(f"{action}: {field} must be a list of colour names")
+        return tuple(value)
+    return value
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    """Action -> the record's JSON object, optional fields left out when they hold defaults."""
+    out: dict[str, Any] = {"action": _NAMES[type(action)]}
+    if isinstance(action, NewGame):
+        out.update(players=action.players, seed=action.seed, first_giver=action.first_giver,
+                   variant=action.variant)
+        if action.colors is not None:
+            out["colors"] = list(action.colors)
+    elif isinstance(action, (ChooseTarget, Place)):
+        out["cell"] = str(action.cell)
+        if isinstance(action, Place) and action.player is not None:
+            out["player"] = action.player
+    return out
+
+
+def dumps_record(actions: Iterable[Action]) -> str:
+    return "".join(json.dumps(action_to_json(a)) + "\n" for a in actions)
+
+
+def parse_record(text: str, source: str = "<record>") -> list[tuple[int, Action]]:
+    """Every non-blank line -> (line number, Action); RecordError at the first bad one."""
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(source, number, f"not valid JSON ({exc.msg})") from None
+        try:
+            out.append((number, action_from_json(obj)))
+        except RuleError as exc:
+            raise RecordError(source, number, str(exc)) from None
+    return out
+
+
+def replay_record(text: str, source: str = "<record>") -> GameState:
+    """Parse and fold a whole record; RecordError names the line of the first illegal action."""
+    state = None
+    numbered = parse_record(text, source)
+    for number, action in numbered:
+        try:
+            state = rules.apply(state, action)
+        except RuleError as exc:
+            raise RecordError(source, number, str(exc)) from None
+    if state is None:
+        raise RecordError(source, 1, "the record is empty: it needs a new_game line")
+    return state
+
+
+def state_json(state: GameState) -> dict[str, Any]:
+    """The replay JSON: what the table may see (the target only once the round is scored)."""
+    target = state.target_revealed
+    card = state.card_cells
+    return {
+        "phase": state.phase,
+        "round": state.round,
+        "tiebreak": state.tiebreak,
+        "giver": state.giver,
+        "scores": list(state.scores),
+        "winners": list(state.winners),
+        "card": None if card is None else [str(c) for c in card],
+        "pawns": [{"player": p.player, "cell": str(p.cell)} for p in state.pawns],
+        "target": None if target is None else str(target),
+        "last_round_points": list(state.last_round_points),
+    }
+
+
+def state_summary(state: GameState) -> str:
+    """A readable summary for the host: round, phase, every score, the winners."""
+    total = rules.regular_rounds(state.players)
+    kind = f"round {state.round} (tie-break)" if state.tiebreak else f"round {state.round} of {total}"
+    lines = [f"{state.players} players, {state.variant} variant: {kind}, phase {state.phase}"]
+    for p, score in enumerate(state.scores):
+        mark = "  <- winner" if p in state.winners else ""
+        giver = " (cue giver)" if p == state.giver and state.phase != "game_over" else ""
+        lines.append(f"  player {p} ({state.colors[p]}): {score}{giver}{mark}")
+    if state.winners:
+        names = ", ".join(f"player {p} ({state.colors[p]})" for p in state.winners)
+        lines.append(("Joint winners: " if len(state.winners) > 1 else "Winner: ") + names)
+    return "\n".join(lines)

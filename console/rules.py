@@ -1,0 +1,361 @@
+"""The rules of Hues and Cues as a pure state machine.
+
+`apply(state, action)` returns the next state or raises RuleError; nothing here reads a clock,
+touches I/O or draws randomness except from the seed in the state, so a game record replays to
+the same state anywhere (`replay` is a fold). The shape follows OpenSpiel's python games:
+`current_player`, `legal_actions`, `apply`, `is_terminal`.
+
+A round: the giver picks a secret target (from a drawn card, or any cell in the `free`
+variant), gives a clue, everyone else places a pawn clockwise from the giver's left, the giver
+gives a second clue or passes, everyone places a second pawn counter-clockwise from the giver's
+right, and the round is scored around the target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import reduce
+from typing import Iterable, Union
+
+from console.board import ALL_CELLS, Cell, RuleError, distance
+from console.deck import CARD_COUNT, cards, shuffled
+
+__all__ = [
+    "RuleError", "NewGame", "ChooseTarget", "Clue", "Place", "SkipClue", "Next", "Action",
+    "GameState", "Pawn", "apply", "replay", "legal_actions", "current_player", "is_terminal",
+    "regular_rounds", "PHASES", "VARIANTS", "DEFAULT_COLOR_NAMES",
+]
+
+PHASES = ("choose_target", "clue1", "guess1", "clue2", "guess2", "round_over", "game_over")
+VARIANTS = ("cards", "free")
+MIN_PLAYERS, MAX_PLAYERS = 3, 10
+DEFAULT_COLOR_NAMES = (
+    "red", "orange", "yellow", "green", "cyan", "blue", "purple", "pink", "white", "black",
+)
+
+
+# --- actions: exactly the game-record vocabulary -------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewGame:
+    players: int
+    seed: int = 0
+    first_giver: int = 0
+    variant: str = "cards"
+    colors: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ChooseTarget:
+    cell: Cell
+
+
+@dataclass(frozen=True)
+class Clue:
+    pass
+
+
+@dataclass(frozen=True)
+class Place:
+    cell: Cell
+    player: int | None = None
+
+
+@dataclass(frozen=True)
+class SkipClue:
+    pass
+
+
+@dataclass(frozen=True)
+class Next:
+    pass
+
+
+Action = Union[NewGame, ChooseTarget, Clue, Place, SkipClue, Next]
+
+
+# --- state ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pawn:
+    player: int
+    cell: Cell
+
+
+@dataclass(frozen=True)
+class GameState:
+    players: int
+    seed: int
+    variant: str
+    colors: tuple[str, ...]
+    phase: str
+    round: int  # 1-based, tie-break rounds counted
+    giver: int
+    scores: tuple[int, ...]
+    deck: tuple[int, ...] = ()  # card ids still to draw, top first
+    discards: tuple[int, ...] = ()
+    reshuffles: int = 0
+    card: int | None = None  # the card drawn this round (cards variant)
+    target: Cell | None = None  # secret until the round is scored
+    pawns: tuple[Pawn, ...] = ()
+    to_place: tuple[int, ...] = ()  # guessers still to place in this guess phase, in order
+    tied: tuple[int, ...] = ()  # the players breaking a tie; empty in regular rounds
+    last_round_points: tuple[int, ...] = ()
+    winners: tuple[int, ...] = ()
+
+    @property
+    def tiebreak(self) -> bool:
+        return bool(self.tied)
+
+    @property
+    def card_cells(self) -> tuple[Cell, ...] | None:
+        return None if self.card is None else cards()[self.card]
+
+    @property
+    def target_revealed(self) -> Cell | None:
+        """The target as the table may see it: only once the round is scored."""
+        return self.target if self.phase in ("round_over", "game_over") else None
+
+    def occupied(self, cell: Cell) -> bool:
+        return any(p.cell == cell for p in self.pawns)
+
+
+def regular_rounds(players: int) -> int:
+    """Everyone gives the cue twice with 3 to 6 players, once with 7 to 10."""
+    return 2 * players if players <= 6 else players
+
+
+def current_player(state: GameState) -> int | None:
+    """Who acts now: the giver while choosing and cluing, the next guesser while guessing,
+    nobody between rounds (any press moves on) or once the game is over."""
+    if state.phase in ("choose_target", "clue1", "clue2"):
+        return state.giver
+    if state.phase in ("guess1", "guess2"):
+        return state.to_place[0]
+    return None
+
+
+def is_terminal(state: GameState) -> bool:
+    return state.phase == "game_over"
+
+
+def legal_actions(state: GameState | None) -> list[Action]:
+    """Every action `apply` accepts now (a NewGame only before the game exists)."""
+    if state is None:
+        return [NewGame(players=n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
+    phase = state.phase
+    if phase == "choose_target":
+        choices = state.card_cells if state.variant == "cards" else ALL_CELLS
+        return [ChooseTarget(c) for c in choices]
+    if phase == "clue1":
+        return [Clue()]
+    if phase == "clue2":
+        return [Clue(), SkipClue()]
+    if phase in ("guess1", "guess2"):
+        taken = {p.cell for p in state.pawns}
+        who = state.to_place[0]
+        return [Place(c, who) for c in ALL_CELLS if c not in taken]
+    if phase == "round_over":
+        return [Next()]
+    return []
+
+
+# --- transitions ----------------------------------------------------------------------------
+
+
+def apply(state: GameState | None, action: Action) -> GameState:
+    """The state after `action`, or RuleError saying why it is not allowed now."""
+    if isinstance(action, NewGame):
+        if state is not None:
+            raise RuleError("a game is already under way: new_game only starts a record")
+        return _new_game(action)
+    if state is None:
+        raise RuleError("no game yet: a record starts with new_game")
+    if state.phase == "game_over":
+        raise RuleError("the game is over")
+    handler = _HANDLERS.get((state.phase, type(action)))
+    if handler is None:
+        raise RuleError(f"{_action_name(action)} is not possible now: {_waiting_for(state)}")
+    return handler(state, action)
+
+
+def replay(actions: Iterable[Action]) -> GameState:
+    """A whole game from its record: a fold of `apply` over the actions."""
+    state = reduce(apply, actions, None)
+    if state is None:
+        raise RuleError("the record is empty: it needs a new_game")
+    return state
+
+
+def _new_game(a: NewGame) -> GameState:
+    if not MIN_PLAYERS <= a.players <= MAX_PLAYERS:
+        raise RuleError(f"Hues and Cues is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {a.players}")
+    if not 0 <= a.first_giver < a.players:
+        raise RuleError(f"first_giver must be a player from 0 to {a.players - 1}, not {a.first_giver}")
+    if a.variant not in VARIANTS:
+        raise RuleError(f"variant must be 'cards' or 'free', not {a.variant!r}")
+    colors = DEFAULT_COLOR_NAMES[: a.players] if a.colors is None else tuple(a.colors)
+    if len(colors) != a.players:
+        raise RuleError(f"colors names {len(colors)} colours for {a.players} players")
+    unknown = [c for c in colors if c not in DEFAULT_COLOR_NAMES]
+    if unknown:
+        raise RuleError(f"unknown pawn colour {unknown[0]!r} (choose from {', '.join(DEFAULT_COLOR_NAMES)})")
+    if len(set(colors)) != len(colors):
+        raise RuleError("two players have the same pawn colour")
+    state = GameState(
+        players=a.players,
+        seed=a.seed,
+        variant=a.variant,
+        colors=colors,
+        phase="choose_target",
+        round=1,
+        giver=a.first_giver,
+        scores=(0,) * a.players,
+        deck=shuffled(tuple(range(CARD_COUNT)), a.seed, 0) if a.variant == "cards" else (),
+    )
+    return _draw_card(state)
+
+
+def _draw_card(state: GameState) -> GameState:
+    """Cards variant: the top card goes to the giver and straight onto the discards;
+    an empty deck is first reshuffled from the discards."""
+    if state.variant != "cards":
+        return state
+    deck, discards, reshuffles = state.deck, state.discards, state.reshuffles
+    if not deck:
+        reshuffles += 1
+        deck, discards = shuffled(discards, state.seed, reshuffles), ()
+    return replace(
+        state, card=deck[0], deck=deck[1:], discards=discards + (deck[0],), reshuffles=reshuffles
+    )
+
+
+def _choose_target(state: GameState, a: ChooseTarget) -> GameState:
+    if state.variant == "cards" and a.cell not in state.card_cells:
+        raise RuleError(f"{a.cell} is not on this card ({', '.join(map(str, state.card_cells))})")
+    return replace(state, target=a.cell, phase="clue1")
+
+
+def _first_clue(state: GameState, _: Clue) -> GameState:
+    return replace(state, phase="guess1", to_place=_guess_order(state, step=+1))
+
+
+def _second_clue(state: GameState, _: Clue) -> GameState:
+    return replace(state, phase="guess2", to_place=_guess_order(state, step=-1))
+
+
+def _skip_clue(state: GameState, _: SkipClue) -> GameState:
+    return _score(state)
+
+
+def _place(state: GameState, a: Place) -> GameState:
+    who = state.to_place[0]
+    if a.player is not None and a.player != who:
+        raise RuleError(f"it is player {who}'s turn, not player {a.player}'s")
+    if state.occupied(a.cell):
+        raise RuleError(f"{a.cell} already has a pawn")
+    state = replace(state, pawns=state.pawns + (Pawn(who, a.cell),), to_place=state.to_place[1:])
+    if state.to_place:
+        return state
+    return replace(state, phase="clue2") if state.phase == "guess1" else _score(state)
+
+
+def _next(state: GameState, _: Next) -> GameState:
+    """Start the next regular round, or settle the game: a sole leader wins, a tie among some
+    players starts a tie-break round, a tie among everyone ends with joint winners."""
+    if not state.tied and state.round < regular_rounds(state.players):
+        return _start_round(state, giver=(state.giver + 1) % state.players, tied=())
+    top = max(state.scores)
+    leaders = tuple(p for p, s in enumerate(state.scores) if s == top)
+    if len(leaders) == 1 or len(leaders) == state.players:
+        return replace(state, phase="game_over", winners=leaders, to_place=())
+    giver = next(
+        g for g in ((state.giver + k) % state.players for k in range(1, state.players + 1))
+        if g not in leaders
+    )
+    return _start_round(state, giver=giver, tied=leaders)
+
+
+def _start_round(state: GameState, giver: int, tied: tuple[int, ...]) -> GameState:
+    fresh = replace(
+        state, phase="choose_target", round=state.round + 1, giver=giver, tied=tied,
+        card=None, target=None, pawns=(), to_place=(),
+    )
+    return _draw_card(fresh)
+
+
+def _score(state: GameState) -> GameState:
+    points = round_points(state.players, state.giver, state.target, state.pawns, tiebreak=state.tiebreak)
+    return replace(
+        state,
+        phase="round_over",
+        to_place=(),
+        last_round_points=points,
+        scores=tuple(s + p for s, p in zip(state.scores, points)),
+    )
+
+
+_HANDLERS = {
+    ("choose_target", ChooseTarget): _choose_target,
+    ("clue1", Clue): _first_clue,
+    ("guess1", Place): _place,
+    ("clue2", Clue): _second_clue,
+    ("clue2", SkipClue): _skip_clue,
+    ("guess2", Place): _place,
+    ("round_over", Next): _next,
+}
+
+
+# --- pure helpers ---------------------------------------------------------------------------
+
+
+def pawn_points(pawn_cell: Cell, target: Cell) -> int:
+    """3 on the target, 2 inside the 3x3 frame, 1 touching its outside (diagonals too)."""
+    return {0: 3, 1: 2, 2: 1}.get(distance(pawn_cell, target), 0)
+
+
+def round_points(
+    players: int, giver: int, target: Cell, pawns: tuple[Pawn, ...], tiebreak: bool
+) -> tuple[int, ...]:
+    """Each player's points for one round. The giver earns 1 per pawn inside the frame (2 in a
+    3-player game), nothing in a tie-break round."""
+    points = [0] * players
+    in_frame = 0
+    for pawn in pawns:
+        points[pawn.player] += pawn_points(pawn.cell, target)
+        in_frame += distance(pawn.cell, target) <= 1
+    if not tiebreak:
+        points[giver] += in_frame * (2 if players == 3 else 1)
+    return tuple(points)
+
+
+def _guess_order(state: GameState, step: int) -> tuple[int, ...]:
+    """Clockwise from the giver's left (step +1) or counter-clockwise from the giver's right
+    (step -1), skipping the giver and, in a tie-break, everyone not tied."""
+    n = state.players
+    order = ((state.giver + step * k) % n for k in range(1, n))
+    return tuple(p for p in order if not state.tied or p in state.tied)
+
+
+_ACTION_NAMES = {
+    NewGame: "new_game", ChooseTarget: "choose_target", Clue: "clue", Place: "place",
+    SkipClue: "skip_clue", Next: "next",
+}
+
+
+def _action_name(action: Action) -> str:
+    return _ACTION_NAMES[type(action)]
+
+
+def _waiting_for(state: GameState) -> str:
+    who = current_player(state)
+    return {
+        "choose_target": f"player {who} (the cue giver) is choosing the target",
+        "clue1": f"waiting for player {who}'s first clue",
+        "guess1": f"it is player {who}'s turn to place a pawn",
+        "clue2": f"waiting for player {who}'s second clue or pass",
+        "guess2": f"it is player {who}'s turn to place a pawn",
+        "round_over": "the round is scored: next starts the next round",
+    }[state.phase]

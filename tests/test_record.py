@@ -1,0 +1,102 @@
+"""Game records: the JSON-lines format, replay, and the `hues-console replay` command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from console import cli
+from console.record import RecordError, action_from_json, dumps_record, parse_record, replay_record
+from console.rules import ChooseTarget, Clue, NewGame, Next, Place, SkipClue
+from tests.gameplay import c
+
+EXAMPLE = """\
+{"action": "new_game", "players": 4, "seed": 7, "first_giver": 0, "variant": "free"}
+{"action": "choose_target", "cell": "H15"}
+{"action": "clue"}
+{"action": "place", "cell": "G14", "player": 1}
+{"action": "place", "cell": "h15"}
+{"action": "place", "cell": "A1", "player": 3}
+{"action": "skip_clue"}
+"""
+
+
+def test_record_vocabulary_round_trips():
+    actions = [NewGame(4, 7, 1, "cards", ("red", "blue", "green", "pink")), ChooseTarget(c("H15")),
+               Clue(), Place(c("G14"), 1), Place(c("A2")), SkipClue(), Next()]
+    assert [a for _, a in parse_record(dumps_record(actions))] == actions
+
+
+def test_new_game_defaults():
+    assert action_from_json({"action": "new_game", "players": 3}) == NewGame(3, 0, 0, "cards", None)
+
+
+def test_replay_reaches_the_scored_round():
+    state = replay_record(EXAMPLE)
+    assert state.phase == "round_over" and state.scores == (2, 2, 3, 0)
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("{nope", "not valid JSON"),
+    ('["clue"]', "must be a JSON object"),
+    ('{"action": "jump"}', "unknown action 'jump'"),
+    ('{"action": "place", "player": 1}', "place needs a 'cell' field"),
+    ('{"action": "place", "cell": "Z9"}', "'Z9' is not a cell"),
+    ('{"action": "place", "cell": "A2", "player": "one"}', "player must be a whole number"),
+    ('{"action": "place", "cell": "A2", "colour": "red"}', "unknown field 'colour'"),
+    ('{"action": "place", "cell": "G14"}', "G14 already has a pawn"),
+    ('{"action": "next"}', "next is not possible now"),
+])
+def test_bad_line_is_reported_with_file_and_line(line, problem):
+    text = "\n".join(EXAMPLE.splitlines()[:4] + [line]) + "\n"
+    with pytest.raises(RecordError) as err:
+        replay_record(text, "game.jsonl")
+    assert str(err.value).startswith("game.jsonl:5: ")
+    assert problem in str(err.value)
+
+
+def test_empty_record_is_an_error():
+    with pytest.raises(RecordError, match="g.jsonl:1: the record is empty"):
+        replay_record("\n", "g.jsonl")
+
+
+def test_replay_command_json(tmp_path, capsys):
+    path = tmp_path / "game.jsonl"
+    path.write_text(EXAMPLE)
+    assert cli.main(["replay", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == {
+        "phase": "round_over", "round": 1, "tiebreak": False, "giver": 0, "scores": [2, 2, 3, 0],
+        "winners": [], "card": None, "target": "H15", "last_round_points": [2, 2, 3, 0],
+        "pawns": [{"player": 1, "cell": "G14"}, {"player": 2, "cell": "H15"}, {"player": 3, "cell": "A1"}],
+    }
+
+
+def test_replay_command_hides_the_target_until_scored(tmp_path, capsys):
+    path = tmp_path / "game.jsonl"
+    path.write_text("\n".join(EXAMPLE.splitlines()[:3]))
+    assert cli.main(["replay", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["target"] is None
+
+
+def test_replay_command_summary(tmp_path, capsys):
+    path = tmp_path / "game.jsonl"
+    path.write_text(EXAMPLE)
+    assert cli.main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "round 1 of 8, phase round_over" in out and "player 2 (yellow): 3" in out
+
+
+@pytest.mark.parametrize("content, message", [
+    (EXAMPLE + '{"action": "clue"}\n', ":8: clue is not possible now"),
+    (None, ": no such file"),
+])
+def test_replay_command_bad_record_exit_2_one_line_nothing_on_stdout(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.jsonl"
+    if content is not None:
+        path.write_text(content)
+    assert cli.main(["replay", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and message in err and err.startswith(str(path))

@@ -1,0 +1,78 @@
+"""Properties that hold for every legal game, over random games drawn by hypothesis."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from console import rules
+from console.record import dumps_record, replay_record, state_json
+from console.rules import NewGame, Place
+
+
+@st.composite
+def legal_games(draw):
+    """A random legal game (possibly unfinished): its actions and every state along the way."""
+    players = draw(st.integers(3, 10))
+    action = NewGame(
+        players=players,
+        seed=draw(st.integers(0, 2**32)),
+        first_giver=draw(st.integers(0, players - 1)),
+        variant=draw(st.sampled_from(rules.VARIANTS)),
+    )
+    actions, states = [action], [rules.apply(None, action)]
+    for _ in range(draw(st.integers(0, 400))):
+        if rules.is_terminal(states[-1]):
+            break
+        choices = rules.legal_actions(states[-1])
+        action = draw(st.sampled_from(choices), label="action")
+        actions.append(action)
+        states.append(rules.apply(states[-1], action))
+    return actions, states
+
+
+common = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@common
+@given(legal_games())
+def test_one_pawn_per_cell_and_at_most_two_per_guesser(game):
+    _, states = game
+    for s in states:
+        cells = [p.cell for p in s.pawns]
+        assert len(cells) == len(set(cells))
+        for player in range(s.players):
+            assert sum(p.player == player for p in s.pawns) <= 2
+
+
+@common
+@given(legal_games())
+def test_the_giver_never_places(game):
+    actions, states = game
+    for before, action in zip(states, actions[1:]):
+        if isinstance(action, Place):
+            assert rules.current_player(before) != before.giver
+
+
+@common
+@given(legal_games())
+def test_round_points_are_bounded_and_totals_are_their_sum(game):
+    _, states = game
+    totals = [0] * states[0].players
+    for before, after in zip(states, states[1:]):
+        if after.phase == "round_over" and before.phase != "round_over":
+            points = after.last_round_points
+            assert points[after.giver] <= 9
+            assert all(p <= 5 for i, p in enumerate(points) if i != after.giver)
+            totals = [t + p for t, p in zip(totals, points)]
+        assert list(after.scores) == totals
+
+
+@common
+@given(legal_games())
+def test_replaying_a_record_twice_gives_the_same_state(game):
+    actions, states = game
+    text = dumps_record(actions)
+    first, second = replay_record(text), replay_record(text)
+    assert first == second == states[-1]
+    assert state_json(first) == state_json(second)
