@@ -1,0 +1,67 @@
+"""LED and simulator drivers, picked by name from the configuration.
+
+Each driver module is imported only when chosen, so a laptop never loads the Pi-only pieces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hal.drivers.base import Driver, DriverError, driver_settings
+from hal.layout import Layout
+
+__all__ = ["DRIVER_NAMES", "Driver", "DriverError", "make_driver"]
+
+
+def _ws281x(settings: dict, layout: Layout) -> Driver:
+    from hal.drivers.ws281x import Ws281xDriver
+
+    defaults = dict(pin=18, dma=10, channel=None, freq_hz=800000, invert=False, strip_type="GRB")
+    return Ws281xDriver(layout.led_count, **driver_settings("ws281x", settings, defaults))
+
+
+def _leds_dev(settings: dict, layout: Layout) -> Driver:
+    from hal.drivers.leds_dev import DEFAULT_DEVICE, LedsDevDriver
+
+    chosen = driver_settings("leds-dev", settings, dict(device=DEFAULT_DEVICE))
+    return LedsDevDriver(layout.led_count, **chosen)
+
+
+def _sim_terminal(settings: dict, layout: Layout) -> Driver:
+    from hal.drivers.sim_terminal import TerminalDriver
+
+    driver_settings("sim-terminal", settings, {})
+    return TerminalDriver(layout.width, layout.height)
+
+
+def _sim_headless(settings: dict, layout: Layout) -> Driver:
+    from hal.drivers.sim_headless import DEFAULT_HISTORY, HeadlessDriver
+
+    chosen = driver_settings("sim-headless", settings, dict(history=DEFAULT_HISTORY))
+    return HeadlessDriver(layout.width, layout.height, **chosen)
+
+
+def _sim_png(settings: dict, layout: Layout) -> Driver:
+    from hal.drivers.sim_png import DEFAULT_PATH, PngDriver
+
+    chosen = driver_settings("sim-png", settings, dict(path=DEFAULT_PATH, scale=20, dots=True))
+    return PngDriver(layout.width, layout.height, **chosen)
+
+
+_FACTORIES: dict[str, Callable[[dict, Layout], Driver]] = {
+    "ws281x": _ws281x,
+    "leds-dev": _leds_dev,
+    "sim-terminal": _sim_terminal,
+    "sim-headless": _sim_headless,
+    "sim-png": _sim_png,
+}
+DRIVER_NAMES = tuple(_FACTORIES)
+
+
+def make_driver(name: str, settings: Mapping[str, Any] | None, layout: Layout) -> Driver:
+    """The driver called `name`, set up from its settings (None or {} for all defaults)."""
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        raise DriverError(f"there is no LED driver called {name!r}: use one of {', '.join(DRIVER_NAMES)}")
+    return factory(dict(settings or {}), layout)

@@ -1,0 +1,69 @@
+"""The one interface every LED or simulator driver offers the app loop.
+
+A driver gets both forms of each frame: `leds`, the chain-ordered drive bytes that real LEDs are
+sent, and `frame`, the logical picture they came from, which is what a simulator should show
+(the light a person sees, without brightness, gamma or the current limiter).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from hal.frame import Frame
+
+
+class DriverError(RuntimeError):
+    """A driver that cannot start or keep running; the message says what is likely wrong."""
+
+
+class Driver(ABC):
+    # True when the device applies gamma itself, so the output stage must not (leds-dev).
+    applies_own_gamma = False
+
+    @abstractmethod
+    def show(self, leds: bytes, frame: Frame) -> None:
+        """Display one frame: `leds` are chain-ordered drive bytes (3 an LED), `frame` the logical picture."""
+
+    @abstractmethod
+    def clear(self) -> None:
+        """Turn every LED off."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the device; the driver is not used afterwards. Calling it twice is harmless."""
+
+
+def driver_settings(driver: str, settings: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict:
+    """`defaults` overridden by `settings`, refusing unknown names and values of the wrong type.
+
+    A default of None accepts a whole number or None; other defaults fix the type (bool, int,
+    float or str; an int is accepted where a float is expected).
+    """
+    unknown = sorted(set(settings) - set(defaults))
+    if unknown:
+        raise DriverError(
+            f"unknown setting {', '.join(map(repr, unknown))} for the {driver} driver "
+            f"(it knows {', '.join(defaults)})"
+        )
+    merged = dict(defaults)
+    for name, value in settings.items():
+        default = defaults[name]
+        expected = int if default is None else type(default)
+        if default is None and value is None:
+            pass
+        elif isinstance(value, bool) != (expected is bool) or not (
+            isinstance(value, expected) or (expected is float and isinstance(value, int))
+        ):
+            raise DriverError(
+                f"{driver} driver setting {name} should be {_type_name(expected)}, not {value!r}"
+            )
+        merged[name] = value
+    return merged
+
+
+def _type_name(expected: type) -> str:
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
+        expected, expected.__name__
+    )

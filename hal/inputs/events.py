@@ -1,0 +1,43 @@
+"""The vocabulary every input source speaks, so the console never knows where a press came from.
+
+A GPIO button, a terminal key and a line of an input script all become the same `InputEvent`;
+the console's controller reads only these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DIRECTIONS = ("up", "down", "left", "right")
+BUTTONS = DIRECTIONS + ("a", "b", "start")
+
+# Not a button on the box: the terminal simulator's way (the q key) to ask the app to stop.
+QUIT = "quit"
+
+PRESS = "press"
+REPEAT = "repeat"
+RELEASE = "release"
+KINDS = (PRESS, REPEAT, RELEASE)
+
+
+@dataclass(frozen=True, slots=True)
+class InputEvent:
+    """One thing a player did, stamped on the clock of the source that saw it.
+
+    `button` is one of BUTTONS (or QUIT from the keyboard); `kind` is "press", "repeat" (a held
+    direction stepping again) or "release".
+    """
+
+    button: str
+    kind: str
+    time: float
+
+    def __post_init__(self) -> None:
+        if self.button not in BUTTONS and self.button != QUIT:
+            raise ValueError(f"no button is called {self.button!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"an input event is a press, repeat or release, not {self.kind!r}")
+
+
+class InputConfigError(ValueError):
+    """The input wiring or timing settings cannot work (unknown button, pin used twice, ...)."""

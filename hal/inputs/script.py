@@ -1,0 +1,191 @@
+"""Input scripts: a game played from a text file, for the headless simulator and CI.
+
+One input a line:
+
+    right 5        # press and release right five times
+    a              # the same, once (a count is optional for every button)
+    hold start 5   # press start, keep it down 5 s, release
+    wait 0.5       # do nothing for half a second
+
+Blank lines and `#` comments are ignored. Events land on a virtual clock, as if a player pressed
+quickly but never faster than the app can see: a press at t, its release one frame later, the
+next input one frame after that. A held direction auto-repeats exactly as a held joystick would
+with the app polling every frame, because the same `AutoRepeat` produces the repeats.
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+from dataclasses import dataclass
+
+from hal.inputs.events import BUTTONS, PRESS, RELEASE, InputConfigError, InputEvent
+from hal.inputs.repeat import AutoRepeat
+
+
+@dataclass(frozen=True, slots=True)
+class Tap:
+    """Press and release `button`, `count` times."""
+
+    button: str
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """Press `button`, keep it down for `seconds`, release it."""
+
+    button: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Let `seconds` pass with no input."""
+
+    seconds: float
+
+
+Step = Tap | Hold | Wait
+
+
+class ScriptError(ValueError):
+    """A line of an input script that cannot be played; str() is `FILE:LINE: what is wrong`."""
+
+    def __init__(self, filename: str, line: int, problem: str):
+        super().__init__(f"{filename}:{line}: {problem}")
+        self.filename = filename
+        self.line = line
+        self.problem = problem
+
+
+def _count(word: str) -> int:
+    if word.isdecimal() and int(word) > 0:
+        return int(word)
+    raise ValueError(f"a count must be a whole number above 0, not {word!r}")
+
+
+def _seconds(word: str) -> float:
+    try:
+        seconds = float(word)
+    except ValueError:
+        seconds = math.nan
+    if math.isfinite(seconds) and seconds > 0:
+        return seconds
+    raise ValueError(f"a duration must be a number of seconds above 0, not {word!r}")
+
+
+def _parse_line(words: list[str]) -> Step:
+    command, args = words[0].lower(), words[1:]
+    if command in BUTTONS:
+        if len(args) > 1:
+            raise ValueError(f"'{command}' takes at most a count, e.g. '{command} 3'")
+        return Tap(command, _count(args[0]) if args else 1)
+    if command == "hold":
+        if len(args) != 2:
+            raise ValueError("'hold' takes a button and a duration, e.g. 'hold a 2.5'")
+        button = args[0].lower()
+        if button not in BUTTONS:
+            raise ValueError(f"'hold' needs a button ({', '.join(BUTTONS)}), not {args[0]!r}")
+        return Hold(button, _seconds(args[1]))
+    if command == "wait":
+        if len(args) != 1:
+            raise ValueError("'wait' takes a duration, e.g. 'wait 0.5'")
+        return Wait(_seconds(args[0]))
+    raise ValueError(f"unknown input {words[0]!r}")
+
+
+def parse_script(text: str, filename: str = "<script>") -> tuple[Step, ...]:
+    """The steps of an input script; the first bad line raises ScriptError naming file and line."""
+    steps = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        try:
+            steps.append(_parse_line(words))
+        except ValueError as error:
+            raise ScriptError(filename, number, str(error)) from None
+    return tuple(steps)
+
+
+def script_events(
+    steps: tuple[Step, ...],
+    frame_period: float = 1 / 60,
+    repeat_delay_s: float = 0.35,
+    repeat_rate_hz: float = 12.0,
+    start: float = 0.0,
+) -> tuple[list[InputEvent], float]:
+    """Every event the steps produce in time order, and the time the script ends.
+
+    The end is the last event, or later if the script finishes with a wait.
+    """
+    if not (math.isfinite(frame_period) and frame_period > 0):
+        raise InputConfigError(f"the frame period must be above 0 s, not {frame_period!r}")
+    repeat = AutoRepeat(repeat_delay_s, repeat_rate_hz)
+    events: list[InputEvent] = []
+    # Time is start + frames * frame_period + seconds, kept apart so that a script of taps
+    # lands exactly on the frame grid an app computes as start + k * frame_period.
+    frames = 0
+    seconds = 0.0
+    end = start
+
+    def now() -> float:
+        return start + frames * frame_period + seconds
+
+    for step in steps:
+        if isinstance(step, Wait):
+            seconds += step.seconds
+            end = now()
+            continue
+        for _ in range(step.count if isinstance(step, Tap) else 1):
+            pressed = now()
+            events.append(InputEvent(step.button, PRESS, pressed))
+            repeat.press(step.button, pressed)
+            if isinstance(step, Hold):
+                # Poll auto-repeat as the app would, every frame while held and at the release.
+                for k in range(1, math.ceil(step.seconds / frame_period)):
+                    events.extend(repeat.due(pressed + k * frame_period))
+                seconds += step.seconds
+            else:
+                frames += 1
+            released = now()
+            events.extend(repeat.due(released))
+            repeat.release(step.button, released)
+            events.append(InputEvent(step.button, RELEASE, released))
+            end = released
+            frames += 1
+    return events, end
+
+
+class ScriptInput:
+    """Plays script steps into the event queue as the app's virtual clock reaches them."""
+
+    def __init__(
+        self,
+        steps: tuple[Step, ...],
+        events: queue.SimpleQueue,
+        frame_period: float = 1 / 60,
+        repeat_delay_s: float = 0.35,
+        repeat_rate_hz: float = 12.0,
+        start: float = 0.0,
+    ):
+        self._events = events
+        self._timeline, self.end_time = script_events(
+            steps, frame_period, repeat_delay_s, repeat_rate_hz, start
+        )
+        self._next = 0
+        self._now = start
+
+    @property
+    def done(self) -> bool:
+        """Every event has been queued and the script's time (trailing waits too) has passed."""
+        return self._next == len(self._timeline) and self._now >= self.end_time
+
+    def poll(self, now: float) -> None:
+        """Queue every event due by `now` (virtual time)."""
+        self._now = max(self._now, now)
+        timeline = self._timeline
+        while self._next < len(timeline) and timeline[self._next].time <= now:
+            self._events.put(timeline[self._next])
+            self._next += 1

@@ -1,0 +1,179 @@
+"""From the logical picture to the bytes an LED chain is driven with: brightness, gamma, a current
+limiter and the wiring order.
+
+The frame holds sRGB values as a person should see them. LEDs respond linearly to their drive
+value, so each channel goes through gamma (unless the kernel driver does that itself), is scaled
+by the brightness and rounded to 8 bits. A 32x16 panel at full white draws far more than a small
+supply gives, so, like WLED, the stage estimates each frame's current and dims a frame that would
+exceed the budget just enough to fit.
+
+Everything per frame is a whole-buffer C-level operation on precomputed data: one 256-byte
+translate table per brightness step (built lazily, then cached), `sum` for the estimate and one
+`itemgetter` over byte positions for the chain order.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass
+
+from hal.frame import Frame
+from hal.layout import Layout
+
+# Brightness is applied in 1/255 steps: one cached translate table per step.
+BRIGHTNESS_STEPS = 255
+
+
+class OutputSettingsError(ValueError):
+    """Brightness, gamma or power supply settings the output stage cannot work with."""
+
+
+@dataclass(frozen=True)
+class PowerBudget:
+    """The LED supply and WLED's current model: a channel at 255 draws led_ma / 3, an LED idles at idle_ma."""
+
+    supply_volts: float = 5.0
+    supply_amps: float = 4.0
+    pi_ma: float = 700
+    led_ma: float = 55
+    idle_ma: float = 1
+
+    def __post_init__(self) -> None:
+        for name in ("supply_volts", "supply_amps", "led_ma"):
+            value = getattr(self, name)
+            if not _is_number(value) or value <= 0:
+                raise OutputSettingsError(f"power {name} must be a number above 0, not {value!r}")
+        for name in ("pi_ma", "idle_ma"):
+            value = getattr(self, name)
+            if not _is_number(value) or value < 0:
+                raise OutputSettingsError(f"power {name} must be a number of 0 or more, not {value!r}")
+        if self.budget_ma <= 0:
+            raise OutputSettingsError(
+                f"a {self.supply_amps} A supply leaves nothing for the LEDs after the Pi's {self.pi_ma} mA"
+            )
+
+    @property
+    def budget_ma(self) -> float:
+        """Current the LEDs may draw: the supply less what the Pi itself takes."""
+        return self.supply_amps * 1000 - self.pi_ma
+
+    def estimate_ma(self, leds: bytes) -> float:
+        """Estimated current of a chain driven with `leds` (3 drive bytes an LED, any order)."""
+        return self.current_ma(sum(leds), len(leds) // 3)
+
+    def current_ma(self, channel_sum: int, led_count: int) -> float:
+        """Estimated current of `led_count` LEDs whose drive bytes add up to `channel_sum`."""
+        return channel_sum * self.led_ma / 765 + self.idle_ma * led_count
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_brightness(brightness: object) -> float:
+    if not _is_number(brightness) or not 0 <= brightness <= 1:
+        raise OutputSettingsError(f"brightness must be between 0 and 1, not {brightness!r}")
+    return float(brightness)
+
+
+class OutputStage:
+    """Turns logical frames into chain-ordered drive bytes for one layout.
+
+    `brightness` is the ceiling set by the host; `last_brightness` is what the current limiter
+    actually let through for the last frame (the ceiling unless the frame was too bright).
+    """
+
+    def __init__(
+        self,
+        layout: Layout,
+        brightness: float = 1.0,
+        gamma: float = 2.2,
+        power: PowerBudget = PowerBudget(),
+        apply_gamma: bool = True,
+    ):
+        if not _is_number(gamma) or gamma <= 0:
+            raise OutputSettingsError(f"gamma must be a number above 0, not {gamma!r}")
+        idle_ma = power.current_ma(0, layout.led_count)
+        if idle_ma > power.budget_ma:
+            raise OutputSettingsError(
+                f"{layout.led_count} LEDs idle at {idle_ma:g} mA, more than the {power.budget_ma:g} mA "
+                f"the supply leaves for them: use a bigger supply (supply_amps)"
+            )
+        self.layout = layout
+        self.gamma = float(gamma)
+        self.power = power
+        self.apply_gamma = apply_gamma
+        self._level = self._level_of(_check_brightness(brightness))
+        self.last_brightness = self._level / BRIGHTNESS_STEPS
+        self._tables: dict[int, bytes] = {}
+        self._to_chain = operator.itemgetter(
+            *(3 * pixel + channel for pixel in layout.logical_index for channel in range(3))
+        )
+
+    @property
+    def brightness(self) -> float:
+        """The brightness ceiling, quantised to the step actually used."""
+        return self._level / BRIGHTNESS_STEPS
+
+    def set_brightness(self, brightness: float) -> None:
+        """Change the ceiling (the console's brightness menu); takes effect from the next frame."""
+        self._level = self._level_of(_check_brightness(brightness))
+
+    @staticmethod
+    def _level_of(brightness: float) -> int:
+        return round(brightness * BRIGHTNESS_STEPS)
+
+    def table(self, level: int) -> bytes:
+        """The 256-byte translate table for brightness level / BRIGHTNESS_STEPS."""
+        table = self._tables.get(level)
+        if table is None:
+            scale = 255 * level / BRIGHTNESS_STEPS
+            if self.apply_gamma:
+                gamma = self.gamma
+                table = bytes(round(scale * (v / 255) ** gamma) for v in range(256))
+            else:
+                table = bytes(round(scale * v / 255) for v in range(256))
+            self._tables[level] = table
+        return table
+
+    def process(self, frame: Frame) -> bytes:
+        """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the supply."""
+        layout = self.layout
+        if frame.width != layout.width or frame.height != layout.height:
+            raise ValueError(
+                f"a {frame.width}x{frame.height} frame does not fit the {layout.width}x"
+                f"{layout.height} LED layout"
+            )
+        pixels = frame.pixels
+        level = self._level
+        drive = pixels.translate(self.table(level))
+        channel_sum = sum(drive)
+        if not self._fits(channel_sum):
+            level, drive = self._limit(pixels, level, channel_sum)
+        self.last_brightness = level / BRIGHTNESS_STEPS
+        return bytes(self._to_chain(drive))
+
+    def _fits(self, channel_sum: int) -> bool:
+        power = self.power
+        return power.current_ma(channel_sum, self.layout.led_count) <= power.budget_ma
+
+    def _limit(self, pixels: bytearray, ceiling: int, ceiling_sum: int) -> tuple[int, bytearray]:
+        """The highest level below `ceiling` whose drive values fit the budget, and those values.
+
+        The channel sum grows monotonically with the level and nearly linearly, so a linear guess
+        lands within a step or two of the answer; a short walk finds the exact one.
+        """
+        power = self.power
+        led_budget = power.budget_ma - power.current_ma(0, self.layout.led_count)
+        level = min(ceiling - 1, int(ceiling * led_budget / power.current_ma(ceiling_sum, 0)))
+        drive = pixels.translate(self.table(level))
+        while level > 0 and not self._fits(sum(drive)):
+            level -= 1
+            drive = pixels.translate(self.table(level))
+        while level + 1 < ceiling:
+            brighter = pixels.translate(self.table(level + 1))
+            if not self._fits(sum(brighter)):
+                break
+            level, drive = level + 1, brighter
+        return level, drive

@@ -1,0 +1,332 @@
+import inspect
+import io
+import re
+import struct
+import zlib
+
+import pytest
+import rpi_ws281x
+
+from hal.drivers import DRIVER_NAMES, DriverError, make_driver
+from hal.drivers import ws281x as ws281x_module
+from hal.drivers.leds_dev import LedsDevDriver
+from hal.drivers.sim_headless import HeadlessDriver
+from hal.drivers.sim_png import PngDriver
+from hal.drivers.sim_terminal import HIDE_CURSOR, SHOW_CURSOR, TerminalDriver
+from hal.drivers.ws281x import STRIP_TYPES, PiProbe, PixelStripStandIn, Ws281xDriver
+from hal.frame import Frame
+from hal.layout import Layout, LayoutOptions
+from hal.output import OutputStage, PowerBudget
+from hal.png import SIGNATURE, encode_png
+
+LAYOUT = Layout(LayoutOptions())
+LEDS = LAYOUT.led_count
+
+
+def leds_with(*changes: tuple[int, tuple[int, int, int]]) -> bytes:
+    leds = bytearray(LEDS * 3)
+    for n, rgb in changes:
+        leds[3 * n : 3 * n + 3] = bytes(rgb)
+    return bytes(leds)
+
+
+# --- make_driver -------------------------------------------------------------------------------
+
+
+def test_make_driver_knows_the_five_drivers():
+    assert set(DRIVER_NAMES) == {"ws281x", "leds-dev", "sim-terminal", "sim-headless", "sim-png"}
+    with pytest.raises(DriverError, match="no LED driver called 'neopixel'.*sim-terminal"):
+        make_driver("neopixel", {}, LAYOUT)
+
+
+def test_make_driver_builds_simulators_from_settings(tmp_path):
+    headless = make_driver("sim-headless", {"history": 3}, LAYOUT)
+    assert isinstance(headless, HeadlessDriver) and headless.history.maxlen == 3
+    png = make_driver("sim-png", {"path": str(tmp_path / "p.png"), "scale": 2}, LAYOUT)
+    assert isinstance(png, PngDriver) and png.scale == 2
+    assert isinstance(make_driver("sim-terminal", None, LAYOUT), TerminalDriver)
+
+
+def test_make_driver_builds_ws281x_with_its_settings(monkeypatch):
+    monkeypatch.setattr(ws281x_module, "real_pixel_strip", PixelStripStandIn)
+    driver = make_driver("ws281x", {"pin": 13, "strip_type": "RGB", "invert": True}, LAYOUT)
+    assert driver.strip.settings == dict(num=512, pin=13, freq_hz=800000, dma=10, invert=True,
+                                         channel=1, strip_type=STRIP_TYPES["RGB"])
+
+
+@pytest.mark.parametrize(
+    "name, settings, words",
+    [
+        ("ws281x", {"pn": 18}, "unknown setting 'pn' for the ws281x driver"),
+        ("ws281x", {"pin": "18"}, "pin should be a whole number"),
+        ("ws281x", {"invert": 1}, "invert should be true or false"),
+        ("ws281x", {"channel": True}, "channel should be a whole number"),
+        ("sim-png", {"scale": 0}, "scale must be 1 or more"),
+        ("sim-png", {"path": "/no/such/folder/p.png"}, "no folder /no/such/folder"),
+        ("sim-headless", {"history": -1}, "history must be 0 or more"),
+        ("sim-terminal", {"colour": True}, "unknown setting 'colour'"),
+    ],
+)
+def test_make_driver_refuses_bad_settings(name, settings, words):
+    with pytest.raises(DriverError, match=words):
+        make_driver(name, settings, LAYOUT)
+
+
+# --- ws281x ------------------------------------------------------------------------------------
+
+
+def test_stand_in_matches_the_real_pixel_strip():
+    methods = [name for name, _ in inspect.getmembers(PixelStripStandIn, inspect.isfunction)
+               if not name.startswith("_")] + ["__init__"]
+    assert {"begin", "show", "setPixelColor", "numPixels", "getPixelColor", "setBrightness"} <= set(methods)
+    for name in methods:
+        real = getattr(rpi_ws281x.PixelStrip, name)
+        assert inspect.signature(getattr(PixelStripStandIn, name)) == inspect.signature(real), name
+
+
+def test_strip_type_values_are_rpi_ws281x_constants():
+    for name, value in STRIP_TYPES.items():
+        assert getattr(rpi_ws281x, f"WS2811_STRIP_{name}") == value
+
+
+def test_ws281x_sets_only_the_leds_that_changed():
+    driver = Ws281xDriver(LEDS, strip_factory=PixelStripStandIn)
+    strip = driver.strip
+    assert strip.began and strip.shows == 1 and strip.set_calls == 0
+    driver.show(leds_with((0, (1, 2, 3)), (511, (255, 128, 0))), Frame(32, 16))
+    assert strip.pixels[0] == 0x010203 and strip.pixels[511] == 0xFF8000
+    assert (strip.set_calls, strip.shows) == (2, 2)
+    driver.show(leds_with((0, (1, 2, 3)), (100, (0, 0, 9))), Frame(32, 16))
+    assert strip.pixels[100] == 9 and strip.pixels[511] == 0
+    assert (strip.set_calls, strip.shows) == (4, 3)
+    driver.show(leds_with((0, (1, 2, 3)), (100, (0, 0, 9))), Frame(32, 16))
+    assert (strip.set_calls, strip.shows) == (4, 3)  # nothing changed, nothing sent
+
+
+def test_ws281x_clear_and_close_turn_everything_off():
+    driver = Ws281xDriver(LEDS, strip_factory=PixelStripStandIn)
+    driver.show(bytes(range(256)) * 6, Frame(32, 16))
+    driver.clear()
+    assert driver.strip.pixels == [0] * LEDS
+    driver.show(leds_with((5, (9, 9, 9))), Frame(32, 16))
+    driver.close()
+    driver.close()
+    assert driver.strip.pixels == [0] * LEDS
+
+
+def test_ws281x_refuses_an_unknown_colour_order():
+    with pytest.raises(DriverError, match="'GRBX' is not a colour order"):
+        Ws281xDriver(LEDS, strip_type="GRBX", strip_factory=PixelStripStandIn)
+
+
+class FailingStrip(PixelStripStandIn):
+    def begin(self):
+        raise RuntimeError("ws2811_init failed with code -5 (mmap() failed)")
+
+
+@pytest.fixture
+def pi(tmp_path):
+    """Builds a probe for a machine described by its model, loaded modules and user id."""
+
+    def probe(model=None, modules="", euid=0):
+        model_path = tmp_path / "model"
+        if model is not None:
+            model_path.write_bytes(model.encode() + b"\0")
+        modules_path = tmp_path / "modules"
+        modules_path.write_text(modules)
+        return PiProbe(str(model_path), str(modules_path), lambda: euid)
+
+    return probe
+
+
+PI4 = "Raspberry Pi 4 Model B Rev 1.4"
+SOUND = "snd_bcm2835 24576 1 - Live 0xffffffc000c3e000\n"
+
+
+@pytest.mark.parametrize(
+    "machine, pin, words",
+    [
+        (dict(model=None), 18, "not a Raspberry Pi.*sim-terminal"),
+        (dict(model="Generic x86"), 18, "not a Raspberry Pi"),
+        (dict(model="Raspberry Pi 5 Model B Rev 1.0"), 18, "Raspberry Pi 5.*leds-dev"),
+        (dict(model=PI4), 17, "cannot drive LEDs on GPIO 17"),
+        (dict(model=PI4, euid=1000), 18, "GPIO 18 needs root"),
+        (dict(model=PI4, modules=SOUND), 19, r"snd_bcm2835.*GPIO 19.*dtparam=audio=off"),
+        (dict(model=PI4, modules=SOUND), 21, r"could not start the LEDs on GPIO 21: .*mmap"),
+        (dict(model=PI4, euid=1000, modules=SOUND), 10, r"GPIO 10: .*mmap"),
+    ],
+)
+def test_a_failed_start_names_the_likely_cause(pi, machine, pin, words):
+    with pytest.raises(DriverError, match=words):
+        Ws281xDriver(LEDS, pin=pin, strip_factory=FailingStrip, probe=pi(**machine))
+
+
+# --- leds-dev ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def device(tmp_path):
+    path = tmp_path / "leds0"
+    path.write_bytes(b"")
+    return path
+
+
+def test_leds_dev_writes_rgbw_frames(device):
+    driver = LedsDevDriver(LEDS, str(device))
+    assert driver.applies_own_gamma
+    driver.show(leds_with((0, (1, 2, 3)), (511, (7, 8, 9))), Frame(32, 16))
+    data = device.read_bytes()
+    assert len(data) == LEDS * 4
+    assert data[:8] == bytes([1, 2, 3, 0, 0, 0, 0, 0])
+    assert data[-4:] == bytes([7, 8, 9, 0])
+    driver.show(leds_with((1, (4, 5, 6))), Frame(32, 16))
+    assert device.read_bytes()[:8] == bytes([0, 0, 0, 0, 4, 5, 6, 0])
+    driver.close()
+    driver.close()
+    assert device.read_bytes() == bytes(LEDS * 4)
+
+
+def test_leds_dev_gets_values_gamma_corrected_once(device):
+    driver = LedsDevDriver(LEDS, str(device))
+    stage = OutputStage(LAYOUT, power=PowerBudget(supply_amps=100),
+                        apply_gamma=not driver.applies_own_gamma)
+    frame = Frame(32, 16)
+    frame.set(0, 0, (128, 64, 255))
+    driver.show(stage.process(frame), frame)
+    assert device.read_bytes()[:4] == bytes([128, 64, 255, 0])  # the kernel applies gamma
+
+
+def test_leds_dev_without_the_overlay_says_how_to_enable_it(tmp_path):
+    with pytest.raises(DriverError, match="no .*leds0: add dtoverlay=ws2812-pio.*num_leds=512"):
+        LedsDevDriver(LEDS, str(tmp_path / "leds0"))
+
+
+# --- sim-headless ------------------------------------------------------------------------------
+
+
+def test_headless_keeps_copies_and_a_bounded_history():
+    driver = HeadlessDriver(32, 16, history=2)
+    frame = Frame(32, 16)
+    for value in (1, 2, 3):
+        frame.fill((value, 0, 0))
+        driver.show(leds_with((0, (value, 0, 0))), frame)
+    frame.fill((99, 99, 99))
+    assert driver.shown == 3
+    assert driver.last_frame.get(5, 5) == (3, 0, 0)
+    assert driver.last_leds[:3] == bytes([3, 0, 0])
+    assert [f.get(0, 0) for f in driver.history] == [(2, 0, 0), (3, 0, 0)]
+    driver.clear()
+    assert driver.last_frame == Frame(32, 16) and driver.last_leds == bytes(LEDS * 3)
+
+
+# --- sim-terminal ------------------------------------------------------------------------------
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def test_terminal_draws_dots_with_the_board_coordinates():
+    stream = io.StringIO()
+    driver = TerminalDriver(32, 16, stream)
+    frame = Frame(32, 16)
+    frame.set(0, 0, (255, 0, 0))
+    frame.set(29, 15, (1, 2, 3))
+    driver.show(b"", frame)
+    output = stream.getvalue()
+    assert output.startswith(HIDE_CURSOR)
+    assert "\x1b[38;2;255;0;0m\u25cf " in output and "\x1b[38;2;1;2;3m\u25cf " in output
+    lines = ANSI.sub("", output).split("\n")
+    tens, units, *rows = lines
+    assert len(rows) == 17  # 16 panel rows and the status line
+    assert [row[0] for row in rows[:16]] == list("ABCDEFGHIJKLMNOP")
+    for x in range(32):
+        column = 2 + 2 * x  # where the dot of column x is drawn
+        assert all(row[column] == "\u25cf" for row in rows[:16])
+        label = (tens[column] + units[column]).strip()
+        assert label == (str(x + 1) if x < 30 else ""), x
+
+
+def test_terminal_redraws_in_place_and_restores_the_cursor():
+    stream = io.StringIO()
+    driver = TerminalDriver(32, 16, stream)
+    driver.show(b"", Frame(32, 16))
+    first = len(stream.getvalue())
+    driver.clear()
+    second = stream.getvalue()[first:]
+    assert second.startswith("\x1b[H") and HIDE_CURSOR not in second
+    driver.status_line("pass to red, others look away")
+    assert stream.getvalue().endswith("\x1b[19;1H\x1b[0mpass to red, others look away\x1b[K")
+    driver.close()
+    assert stream.getvalue().endswith("\x1b[0m" + SHOW_CURSOR + "\n")
+    size = len(stream.getvalue())
+    driver.close()
+    assert len(stream.getvalue()) == size
+
+
+def test_terminal_status_line_set_before_the_first_frame_is_drawn_with_it():
+    stream = io.StringIO()
+    driver = TerminalDriver(32, 16, stream)
+    driver.status_line("hello")
+    assert stream.getvalue() == ""
+    driver.show(b"", Frame(32, 16))
+    assert ANSI.sub("", stream.getvalue()).endswith("\nhello")
+
+
+# --- PNG ---------------------------------------------------------------------------------------
+
+
+def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
+    """Width, height and scanlines (without filter bytes) of an unfiltered 8-bit RGB PNG."""
+    assert data[:8] == SIGNATURE
+    chunks, offset = {}, 8
+    while offset < len(data):
+        (length,) = struct.unpack(">I", data[offset : offset + 4])
+        kind, body = data[offset + 4 : offset + 8], data[offset + 8 : offset + 8 + length]
+        (crc,) = struct.unpack(">I", data[offset + 8 + length : offset + 12 + length])
+        assert crc == zlib.crc32(kind + body)
+        chunks[kind] = body
+        offset += 12 + length
+    assert set(chunks) == {b"IHDR", b"IDAT", b"IEND"}
+    width, height, depth, colour, *_ = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
+    assert (depth, colour) == (8, 2)
+    raw = zlib.decompress(chunks[b"IDAT"])
+    stride = 1 + width * 3
+    assert len(raw) == stride * height
+    lines = [raw[y * stride : (y + 1) * stride] for y in range(height)]
+    assert all(line[0] == 0 for line in lines)
+    return width, height, [line[1:] for line in lines]
+
+
+def pixel(lines: list[bytes], x: int, y: int) -> tuple[int, ...]:
+    return tuple(lines[y][3 * x : 3 * x + 3])
+
+
+def test_png_draws_each_led_as_a_dot_on_black():
+    frame = Frame(32, 16)
+    frame.set(3, 2, (10, 200, 30))
+    width, height, lines = decode_png(encode_png(frame, scale=10))
+    assert (width, height) == (320, 160)
+    assert pixel(lines, 35, 25) == (10, 200, 30)  # the middle of LED (3, 2)
+    assert pixel(lines, 30, 20) == (0, 0, 0)  # its corner stays dark
+    assert pixel(lines, 45, 25) == (0, 0, 0)  # the next LED is off
+
+
+def test_png_without_dots_fills_the_cells():
+    frame = Frame(32, 16)
+    frame.fill((5, 6, 7))
+    _, _, lines = decode_png(encode_png(frame, scale=3, dots=False))
+    assert {pixel(lines, x, y) for x in range(96) for y in range(48)} == {(5, 6, 7)}
+
+
+def test_png_driver_keeps_the_latest_frame(tmp_path):
+    path = tmp_path / "panel.png"
+    driver = PngDriver(32, 16, str(path), scale=4)
+    frame = Frame(32, 16)
+    frame.set(31, 15, (255, 255, 0))
+    driver.show(leds_with(), frame)
+    _, _, lines = decode_png(path.read_bytes())
+    assert pixel(lines, 31 * 4 + 2, 15 * 4 + 2) == (255, 255, 0)
+    driver.clear()
+    _, _, lines = decode_png(path.read_bytes())
+    assert pixel(lines, 31 * 4 + 2, 15 * 4 + 2) == (0, 0, 0)
+    assert driver.written == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["panel.png"]  # no temporary files left

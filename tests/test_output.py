@@ -1,0 +1,176 @@
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hal.frame import Frame
+from hal.layout import Layout, LayoutOptions
+from hal.output import BRIGHTNESS_STEPS, OutputSettingsError, OutputStage, PowerBudget
+
+LAYOUT = Layout(LayoutOptions())
+PLENTY = PowerBudget(supply_amps=100.0)
+
+
+def frame_of(pixels: bytes) -> Frame:
+    return Frame(LAYOUT.width, LAYOUT.height, bytearray(pixels))
+
+
+def lit_frame(rgb, where=((0, 0),)) -> Frame:
+    frame = Frame(LAYOUT.width, LAYOUT.height)
+    for x, y in where:
+        frame.set(x, y, rgb)
+    return frame
+
+
+def test_power_budget_is_the_supply_less_the_pi():
+    assert PowerBudget().budget_ma == 3300
+    assert PowerBudget(supply_amps=10, pi_ma=1000).budget_ma == 9000
+
+
+def test_estimate_follows_wleds_model():
+    power = PowerBudget()
+    assert power.estimate_ma(bytes(512 * 3)) == 512  # idle current only
+    assert power.estimate_ma(b"\xff" * (512 * 3)) == 512 * 55 + 512
+    assert power.estimate_ma(b"\xff\x00\x00") == pytest.approx(55 / 3 + 1)
+
+
+@pytest.mark.parametrize(
+    "value, brightness, apply_gamma, drive",
+    [
+        (255, 1.0, True, 255),
+        (0, 1.0, True, 0),
+        (128, 1.0, True, round(255 * (128 / 255) ** 2.2)),  # 56
+        (128, 0.5, True, round(255 * (128 / 255) * (128 / 255) ** 2.2)),
+        (255, 0.2, True, 51),
+        (128, 1.0, False, 128),
+        (128, 0.2, False, 26),  # 51 * 128 / 255 = 25.6
+    ],
+)
+def test_brightness_and_gamma(value, brightness, apply_gamma, drive):
+    stage = OutputStage(LAYOUT, brightness=brightness, power=PLENTY, apply_gamma=apply_gamma)
+    leds = stage.process(lit_frame((value, value, value)))
+    assert leds[0:3] == bytes([drive] * 3)
+    assert leds[3:] == bytes(len(leds) - 3)
+
+
+def test_known_gamma_value():
+    stage = OutputStage(LAYOUT, power=PLENTY)
+    assert stage.process(lit_frame((128, 64, 0)))[0:3] == bytes([56, 12, 0])
+
+
+def test_drive_values_are_in_chain_order():
+    rng = random.Random(7)
+    frame = frame_of(bytes(rng.randrange(256) for _ in range(LAYOUT.led_count * 3)))
+    stage = OutputStage(LAYOUT, power=PLENTY, apply_gamma=False)
+    leds = stage.process(frame)
+    for x, y in [(0, 0), (0, 1), (15, 1), (16, 0), (31, 15), (20, 7)]:
+        chain = LAYOUT.chain_index[y * LAYOUT.width + x]
+        assert tuple(leds[3 * chain : 3 * chain + 3]) == frame.get(x, y), (x, y)
+
+
+def test_one_lit_pixel_lands_where_the_wiring_says():
+    stage = OutputStage(LAYOUT, power=PLENTY, apply_gamma=False)
+    leds = stage.process(lit_frame((1, 2, 3), where=[(0, 1)]))
+    assert leds.index(b"\x01\x02\x03") == 31 * 3  # row 1 runs back: (0, 1) is LED 31
+
+
+def test_a_dim_frame_is_left_untouched():
+    stage = OutputStage(LAYOUT, brightness=0.8)
+    frame = lit_frame((255, 255, 255), where=[(x, 0) for x in range(32)])
+    leds = stage.process(frame)
+    assert stage.last_brightness == stage.brightness == round(0.8 * 255) / 255
+    assert leds.count(round(255 * stage.brightness)) == 96
+
+
+def test_a_full_white_frame_is_dimmed_to_the_budget():
+    stage = OutputStage(LAYOUT)
+    leds = stage.process(frame_of(b"\xff" * (LAYOUT.led_count * 3)))
+    power = stage.power
+    assert power.estimate_ma(leds) <= power.budget_ma
+    assert stage.last_brightness < 0.12
+    level = round(stage.last_brightness * BRIGHTNESS_STEPS)
+    brighter = bytes([stage.table(level + 1)[255]]) * len(leds)
+    assert power.estimate_ma(brighter) > power.budget_ma
+
+
+frames = st.one_of(
+    st.binary(min_size=LAYOUT.led_count * 3, max_size=LAYOUT.led_count * 3),
+    st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)).map(
+        lambda rgb: bytes(rgb) * LAYOUT.led_count
+    ),
+    st.randoms(use_true_random=False).map(
+        lambda rng: bytes(rng.randrange(256) for _ in range(LAYOUT.led_count * 3))
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pixels=frames,
+    supply_amps=st.floats(1.25, 40.0),
+    led_ma=st.floats(10.0, 80.0),
+    brightness=st.floats(0.0, 1.0),
+    gamma=st.floats(1.0, 3.0),
+    apply_gamma=st.booleans(),
+)
+def test_the_limiter_never_exceeds_the_budget(pixels, supply_amps, led_ma, brightness, gamma, apply_gamma):
+    power = PowerBudget(supply_amps=supply_amps, led_ma=led_ma)
+    stage = OutputStage(LAYOUT, brightness, gamma, power, apply_gamma)
+    leds = stage.process(frame_of(pixels))
+    assert power.estimate_ma(leds) <= power.budget_ma
+
+    ceiling = round(brightness * BRIGHTNESS_STEPS)
+    at_ceiling = pixels.translate(stage.table(ceiling))
+    level = round(stage.last_brightness * BRIGHTNESS_STEPS)
+    if power.estimate_ma(at_ceiling) <= power.budget_ma:
+        assert level == ceiling
+        assert leds == bytes(at_ceiling[3 * i + k] for i in LAYOUT.logical_index for k in range(3))
+    else:
+        # Dimmed, but no more than needed: one step brighter would overdraw.
+        assert level < ceiling
+        assert power.estimate_ma(pixels.translate(stage.table(level + 1))) > power.budget_ma
+
+
+def test_set_brightness_changes_the_ceiling():
+    stage = OutputStage(LAYOUT, power=PLENTY, apply_gamma=False)
+    frame = lit_frame((200, 200, 200))
+    assert stage.process(frame)[0] == 200
+    stage.set_brightness(0.5)
+    assert stage.process(frame)[0] == round(128 * 200 / 255)
+    assert stage.last_brightness == 128 / 255
+    with pytest.raises(OutputSettingsError, match="brightness"):
+        stage.set_brightness(1.5)
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(brightness=-0.1), "brightness"),
+        (dict(brightness="high"), "brightness"),
+        (dict(gamma=0), "gamma"),
+        (dict(power=PowerBudget(supply_amps=1.0)), "512 LEDs idle at 512 mA, more than the 300 mA"),
+    ],
+)
+def test_unusable_settings_are_refused(kwargs, words):
+    with pytest.raises(OutputSettingsError, match=words):
+        OutputStage(LAYOUT, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(supply_amps=0.5), "leaves nothing for the LEDs"),
+        (dict(led_ma=0), "led_ma"),
+        (dict(idle_ma=-1), "idle_ma"),
+        (dict(supply_amps=float("nan")), "supply_amps"),
+    ],
+)
+def test_unusable_power_budgets_are_refused(kwargs, words):
+    with pytest.raises(OutputSettingsError, match=words):
+        PowerBudget(**kwargs)
+
+
+def test_a_frame_of_the_wrong_size_is_refused():
+    with pytest.raises(ValueError, match="16x16 frame does not fit the 32x16"):
+        OutputStage(LAYOUT).process(Frame(16, 16))
