@@ -1,0 +1,382 @@
+"""What a valid configuration is: the frozen dataclasses the console reads, each field carrying
+the rule its YAML value must pass, and the rules that involve several keys at once.
+
+The schema lives on the dataclasses themselves so that the tree the rest of the console reads and
+the tree the validator checks cannot drift apart; where hal already has the dataclass a section
+becomes (LayoutOptions, PowerBudget), a table of rules stands beside it instead. Default values are
+not here: they live in the packaged `console.yaml`, next to the comments a party host reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterator, Mapping
+
+from hal.drivers import DRIVER_NAMES as LED_AND_SIM_DRIVERS
+from hal.drivers.ws281x import PCM_PINS, PWM0_PINS, PWM1_PINS, SPI_PINS, STRIP_TYPES, USABLE_PINS
+from hal.inputs.events import BUTTONS
+from hal.layout import ROTATIONS, START_CORNERS, Layout, LayoutError, LayoutOptions
+from hal.output import OutputSettingsError, PowerBudget
+from console.rules import DEFAULT_COLOR_NAMES
+
+Path = tuple[str | int, ...]
+
+PAWN_COLOR_NAMES = DEFAULT_COLOR_NAMES  # the rules engine validates the same names
+DRIVER_NAMES = ("auto",) + LED_AND_SIM_DRIVERS
+STORE_URL_SCHEMES = ("memory://", "redis://", "rediss://", "unix://")
+WS281X_PIN_HELP = (f"{' or '.join(map(str, PWM0_PINS))} (PWM0), {' or '.join(map(str, PWM1_PINS))} (PWM1), "
+                   f"{' or '.join(map(str, PCM_PINS))} (PCM) or {' or '.join(map(str, SPI_PINS))} (SPI)")
+GPIO_MAX = 27
+
+
+class Invalid(Exception):
+    """A value broke its rule. Carries (path below the key, message) pairs: one for a plain value,
+    one per bad entry for a list, so that each bad entry gets its own line.
+    """
+
+    def __init__(self, *problems: tuple[Path, str]):
+        super().__init__(*problems)
+        self.problems = problems
+
+
+def invalid(message: str) -> Invalid:
+    """The problem of a value as a whole."""
+    return Invalid(((), message))
+
+
+def describe(value: Any) -> str:
+    """A short, one-line picture of a YAML value for an error message."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+@dataclass(frozen=True)
+class Number:
+    """A whole number (`whole=True`) or any number within [low, high]; booleans are not numbers."""
+
+    low: float
+    high: float
+    whole: bool = False
+
+    def convert(self, value: Any) -> int | float:
+        wanted = (int,) if self.whole else (int, float)
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            kind = "a whole number" if self.whole else "a number"
+            raise invalid(f"expected {kind} from {self.low:g} to {self.high:g}, got {describe(value)}")
+        if not self.low <= value <= self.high:  # also rejects nan
+            raise invalid(f"{describe(value)} is out of range, expected {self.low:g} to {self.high:g}")
+        return value if self.whole else float(value)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """true or false."""
+
+    def convert(self, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise invalid(f"expected true or false, got {describe(value)}")
+        return value
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """One of a fixed set of values, of the same type (so `false` is not a rotation of 0)."""
+
+    choices: tuple[Any, ...]
+
+    def convert(self, value: Any) -> Any:
+        for choice in self.choices:
+            if type(value) is type(choice) and value == choice:
+                return choice
+        options = ", ".join(str(choice) for choice in self.choices)
+        raise invalid(f"expected one of {options}, got {describe(value)}")
+
+
+@dataclass(frozen=True)
+class Text:
+    """A non-empty string, optionally one that starts with one of `prefixes`."""
+
+    prefixes: tuple[str, ...] = ()
+
+    def convert(self, value: Any) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise invalid(f"expected some text, got {describe(value)}")
+        if self.prefixes and not value.startswith(self.prefixes):
+            raise invalid(f"{describe(value)} must start with {' or '.join(self.prefixes)}")
+        return value
+
+
+@dataclass(frozen=True)
+class Section:
+    """A nested mapping of settings read into the dataclass `kind`. The rule of each key comes from
+    `rules`, or when that is None from the `setting(...)` metadata of kind's fields."""
+
+    kind: type
+    rules: Mapping[str, Any] | None = None
+
+    def key_rules(self) -> dict[str, Any]:
+        if self.rules is not None:
+            return dict(self.rules)
+        return {f.name: f.metadata["rule"] for f in fields(self.kind) if "rule" in f.metadata}
+
+
+def setting(rule: Number | Flag | OneOf | Text | Section) -> Any:
+    return field(metadata={"rule": rule})
+
+
+def color_list_problems(value: Any) -> Iterator[tuple[Path, str]]:
+    """Problems with `players.colors`: every pawn colour exactly once, in seat order.
+
+    Yields (index path, message) pairs relative to the list so each bad entry gets its own line.
+    """
+    if not isinstance(value, list):
+        yield (), f"expected a list of the {len(PAWN_COLOR_NAMES)} pawn colours, got {describe(value)}"
+        return
+    seen: set[str] = set()
+    for index, name in enumerate(value):
+        if name not in PAWN_COLOR_NAMES:
+            yield (index,), f"{describe(name)} is not a pawn colour; use {', '.join(PAWN_COLOR_NAMES)}"
+        elif name in seen:
+            yield (index,), f"{name} is listed twice; each colour goes to one seat"
+        else:
+            seen.add(name)
+    missing = [name for name in PAWN_COLOR_NAMES if name not in seen]
+    if missing and len(value) <= len(PAWN_COLOR_NAMES):
+        yield (), f"missing {', '.join(missing)}: list all {len(PAWN_COLOR_NAMES)} pawn colours"
+    elif len(value) > len(PAWN_COLOR_NAMES):
+        yield (), f"{len(value)} colours listed, expected {len(PAWN_COLOR_NAMES)}"
+
+
+@dataclass(frozen=True)
+class ColorList:
+    """The pawn colours in seat order."""
+
+    def convert(self, value: Any) -> tuple[str, ...]:
+        problems = tuple(color_list_problems(value))
+        if problems:
+            raise Invalid(*problems)
+        return tuple(value)
+
+
+# --- the configuration tree ----------------------------------------------------------------
+
+
+PANEL_RULES = {
+    "panel_width": Number(1, 32, whole=True),
+    "panel_height": Number(1, 32, whole=True),
+    "panels_across": Number(1, 4, whole=True),
+    "panels_down": Number(1, 4, whole=True),
+    "start_corner": OneOf(START_CORNERS),
+    "vertical": Flag(),
+    "serpentine": Flag(),
+    "panel_serpentine": Flag(),
+    "rotation": OneOf(ROTATIONS),
+    "mirror_x": Flag(),
+    "mirror_y": Flag(),
+}
+
+
+@dataclass(frozen=True)
+class Ws281xConfig:
+    pin: int = setting(Number(0, GPIO_MAX, whole=True))
+    dma: int = setting(Number(0, 14, whole=True))
+    freq_hz: int = setting(OneOf((800000, 400000)))
+    invert: bool = setting(Flag())
+    strip_type: str = setting(OneOf(tuple(STRIP_TYPES)))
+
+
+@dataclass(frozen=True)
+class LedsDevConfig:
+    device: str = setting(Text())
+    pin: int = setting(Number(0, GPIO_MAX, whole=True))
+
+
+@dataclass(frozen=True)
+class SimPngConfig:
+    path: str = setting(Text())
+    scale: int = setting(Number(1, 100, whole=True))
+    dots: bool = setting(Flag())
+
+
+@dataclass(frozen=True)
+class SimHeadlessConfig:
+    history: int = setting(Number(0, 10000, whole=True))
+
+
+@dataclass(frozen=True)
+class DriverConfig:
+    name: str = setting(OneOf(DRIVER_NAMES))
+    ws281x: Ws281xConfig = setting(Section(Ws281xConfig))
+    leds_dev: LedsDevConfig = setting(Section(LedsDevConfig))
+    sim_headless: SimHeadlessConfig = setting(Section(SimHeadlessConfig))
+    sim_png: SimPngConfig = setting(Section(SimPngConfig))
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    brightness: float = setting(Number(0.02, 1.0))
+    gamma: float = setting(Number(1.0, 3.0))
+    fps: int = setting(Number(10, 120, whole=True))
+
+
+POWER_RULES = {
+    "supply_volts": Number(3.5, 5.5),
+    "supply_amps": Number(0.5, 100),
+    "pi_ma": Number(0, 5000),
+    "led_ma": Number(1, 200),
+    "idle_ma": Number(0, 5),
+}
+
+
+@dataclass(frozen=True)
+class ButtonPins:
+    """BCM GPIO number of each button; the field names are hal.inputs.events.BUTTONS."""
+
+    up: int = setting(Number(0, GPIO_MAX, whole=True))
+    down: int = setting(Number(0, GPIO_MAX, whole=True))
+    left: int = setting(Number(0, GPIO_MAX, whole=True))
+    right: int = setting(Number(0, GPIO_MAX, whole=True))
+    a: int = setting(Number(0, GPIO_MAX, whole=True))
+    b: int = setting(Number(0, GPIO_MAX, whole=True))
+    start: int = setting(Number(0, GPIO_MAX, whole=True))
+
+
+BUTTON_PATHS = tuple(("input", "pins", name) for name in BUTTONS)
+
+
+@dataclass(frozen=True)
+class ShutdownConfig:
+    enabled: bool = setting(Flag())
+    button: str = setting(OneOf(BUTTONS))
+    hold_s: float = setting(Number(1, 30))
+
+
+@dataclass(frozen=True)
+class InputConfig:
+    pins: ButtonPins = setting(Section(ButtonPins))
+    pull_up: bool = setting(Flag())
+    bounce_ms: int = setting(Number(0, 500, whole=True))
+    repeat_delay_ms: int = setting(Number(50, 2000, whole=True))
+    repeat_rate_hz: float = setting(Number(1, 60))
+    shutdown: ShutdownConfig = setting(Section(ShutdownConfig))
+
+
+@dataclass(frozen=True)
+class PlayersConfig:
+    colors: tuple[str, ...] = setting(ColorList())
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    url: str = setting(Text(STORE_URL_SCHEMES))
+    prefix: str = setting(Text())
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration; `source` names the file(s) it was read from, default first."""
+
+    panel: LayoutOptions = setting(Section(LayoutOptions, PANEL_RULES))
+    driver: DriverConfig = setting(Section(DriverConfig))
+    display: DisplayConfig = setting(Section(DisplayConfig))
+    power: PowerBudget = setting(Section(PowerBudget, POWER_RULES))
+    input: InputConfig = setting(Section(InputConfig))
+    players: PlayersConfig = setting(Section(PlayersConfig))
+    store: StoreConfig = setting(Section(StoreConfig))
+    idle_timeout_s: float = setting(Number(0, 86400))
+    source: tuple[str, ...] = ()
+
+
+CONFIG_SECTION = Section(Config)
+
+
+def setting_paths(section: Section = CONFIG_SECTION, prefix: Path = ()) -> Iterator[Path]:
+    """Every key path the schema knows, sections included: for "did you mean" across sections."""
+    for name, rule in section.key_rules().items():
+        yield prefix + (name,)
+        if isinstance(rule, Section):
+            yield from setting_paths(rule, prefix + (name,))
+
+
+# --- rules across keys ---------------------------------------------------------------------
+
+LED_DRIVER_SECTIONS = {"ws281x": ("ws281x",), "leds-dev": ("leds_dev",), "auto": ("ws281x", "leds_dev")}
+
+
+def cross_key_problems(values: dict[Path, Any]) -> Iterator[tuple[Path, str]]:
+    """Rules that involve several keys. `values` maps key paths to their checked values; a key whose
+    own value was bad is absent, and every rule that needs it stays silent (its problem is reported).
+    """
+    yield from _layout_problems(values)
+    yield from _pin_problems(values)
+    yield from _power_problems(values)
+
+
+def _layout_problems(values: dict[Path, Any]) -> Iterator[tuple[Path, str]]:
+    options = built_section(values, "panel", LayoutOptions, PANEL_RULES)
+    if options is None:
+        return
+    try:
+        Layout(options)
+    except LayoutError as exc:
+        yield ("panel",), str(exc)
+
+
+def built_section(values: dict[Path, Any], name: str, kind: type, rules: Mapping[str, Any]) -> Any:
+    """The top-level section `name` as a `kind`, or None when one of its values broke its rule."""
+    if not all((name, key) in values for key in rules):
+        return None
+    return kind(**{key: values[name, key] for key in rules})
+
+
+def _pin_problems(values: dict[Path, Any]) -> Iterator[tuple[Path, str]]:
+    """A GPIO serves one purpose: each button its own pin, none on the LED data pin, and the data
+    pin one the chosen driver can use. `auto` may pick either LED driver, so both pins count."""
+    claims: list[tuple[Path, int, bool]] = []  # (key, pin, is an LED data pin)
+    for section in LED_DRIVER_SECTIONS.get(values.get(("driver", "name")), ()):
+        path = ("driver", section, "pin")
+        if path in values:
+            claims.append((path, values[path], True))
+            if section == "ws281x" and values[path] not in USABLE_PINS:
+                yield path, f"rpi-ws281x cannot send LED data on GPIO {values[path]}; use {WS281X_PIN_HELP}"
+    claims += [(path, values[path], False) for path in BUTTON_PATHS if path in values]
+    for path, pin, is_led in claims:
+        others = [other for other, other_pin, other_is_led in claims
+                  if other_pin == pin and other != path and not (is_led and other_is_led)]
+        if others:
+            yield path, f"GPIO {pin} is also used by {', '.join(map(format_path, others))}"
+
+
+def _power_problems(values: dict[Path, Any]) -> Iterator[tuple[Path, str]]:
+    options = built_section(values, "panel", LayoutOptions, PANEL_RULES)
+    try:
+        power = built_section(values, "power", PowerBudget, POWER_RULES)
+    except OutputSettingsError as exc:
+        yield ("power",), str(exc)
+        return
+    if options is None or power is None:
+        return
+    width, height = options.physical_size
+    dark_ma = power.current_ma(0, width * height)
+    if power.budget_ma <= dark_ma:
+        yield ("power",), (
+            f"a {power.supply_amps:g} A supply less {power.pi_ma:g} mA for the Pi leaves "
+            f"{power.budget_ma:g} mA, not enough for the {dark_ma:g} mA that {width * height} dark LEDs draw"
+        )
+
+
+def format_path(path: Path) -> str:
+    """`input.pins.a`, `players.colors[3]`: how a key path is written in messages."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += ("." if text else "") + part
+    return text
