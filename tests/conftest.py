@@ -1,0 +1,47 @@
+"""Shared fixtures: the real and the fake Redis servers the store's tests run against."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.redis_server import INSTALL_HINT, FakeRedisRig, RedisServer, find_redis_server, replies_lost
+
+
+@pytest.fixture
+def redis_server_off(tmp_path):
+    """A real redis-server with its own port and data directory, not started yet.
+
+    Without redis-server the test FAILS with how to install it, unless HUES_SKIP_REDIS_SERVER=1,
+    which skips it instead.
+    """
+    binary = find_redis_server()
+    if binary is None:
+        if os.environ.get("HUES_SKIP_REDIS_SERVER") == "1":
+            pytest.skip("redis-server is not installed (HUES_SKIP_REDIS_SERVER=1)")
+        pytest.fail(f"redis-server is not installed: {INSTALL_HINT} "
+                    "(or set HUES_SKIP_REDIS_SERVER=1 to skip the Redis integration tests)", pytrace=False)
+    server = RedisServer(binary, tmp_path / "redis")
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def redis_server(redis_server_off):
+    """A running real redis-server (see redis_server_off)."""
+    redis_server_off.start()
+    return redis_server_off
+
+
+@pytest.fixture
+def rig():
+    """A fakeredis server with a switch to cut the link, fake clocks, and stores on it."""
+    return FakeRedisRig()
+
+
+@pytest.fixture
+def lost_replies():
+    """Set ["lose"] = N: the next N transactions run on the server but their replies are lost."""
+    with replies_lost() as state:
+        yield state

@@ -1,0 +1,167 @@
+"""The Redis servers the store's tests run against: a real one, and a fake one whose link can be cut.
+
+The real redis-server (integration tests: real AOF, real crashes, restarts) runs with the Pi's own
+`config/redis-hues.conf` (so that file is checked to parse and to give appendfsync always), on a free
+loopback port, with its data in a temporary directory. RDB snapshots are off, so whatever survives a
+restart survived through the append-only file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import fakeredis
+import redis
+
+from console.store import GameStore
+
+CONFIG = Path(__file__).resolve().parent.parent / "config" / "redis-hues.conf"
+INSTALL_HINT = "apt-get install redis-server"
+WALL_START = 1_714_590_000.0
+
+
+def find_redis_server() -> str | None:
+    """The redis-server binary, also where Debian puts it outside a normal user's PATH."""
+    return shutil.which("redis-server") or next(
+        (path for path in ("/usr/bin/redis-server", "/usr/sbin/redis-server") if Path(path).exists()), None)
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class RedisServer:
+    """One redis-server process that can be started, stopped, killed and started again on its data."""
+
+    def __init__(self, binary: str, directory: Path, port: int | None = None):
+        self.binary = binary
+        self.directory = directory
+        self.port = port or free_port()
+        self.process: subprocess.Popen | None = None
+        directory.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=self.port, decode_responses=True, socket_timeout=2)
+
+    def start(self, timeout_s: float = 10.0) -> None:
+        """Start (or restart) the server on the same port and data; return once it answers PING."""
+        log = self.directory / "redis.log"
+        self.process = subprocess.Popen(
+            [self.binary, str(CONFIG), "--port", str(self.port), "--dir", str(self.directory),
+             "--daemonize", "no", "--save", "", "--logfile", str(log)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout_s
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.2, socket_timeout=0.5)
+        try:
+            while True:
+                if self.process.poll() is not None:
+                    tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                    raise RuntimeError(f"redis-server exited with {self.process.returncode}:\n{tail}")
+                try:
+                    client.ping()
+                    return
+                except redis.RedisError:
+                    if time.monotonic() > deadline:
+                        self.kill()
+                        raise RuntimeError(f"redis-server did not answer on port {self.port}") from None
+                    time.sleep(0.01)  # waiting for a process to come up, not timing anything
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        """A clean shutdown (SIGTERM)."""
+        self._end(signal.SIGTERM)
+
+    def kill(self) -> None:
+        """A crash or power cut (SIGKILL): only what was fsynced survives."""
+        self._end(signal.SIGKILL)
+
+    def _end(self, how: signal.Signals) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(how)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class Clock:
+    """A clock that only moves when told to (wall clock, monotonic clock and sleep in one)."""
+
+    def __init__(self, start: float):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class FakeRedisRig:
+    """A fakeredis server that can go down and come back, clocks, and stores that talk to it."""
+
+    def __init__(self):
+        self.server = fakeredis.FakeServer()
+        self.wall = Clock(WALL_START)
+        self.mono = Clock(100.0)
+        self.redis = fakeredis.FakeRedis(server=self.server, decode_responses=True)
+
+    def store(self, client: redis.Redis | None = None) -> GameStore:
+        return GameStore("memory://", clock=self.wall, monotonic=self.mono, sleep=self.mono.sleep,
+                         client=client or fakeredis.FakeRedis(server=self.server, decode_responses=True))
+
+    def down(self) -> None:
+        self.server.connected = False
+
+    def up(self) -> None:
+        self.server.connected = True
+
+    def record(self, game_id: str) -> list[dict]:
+        return [json.loads(line) for line in self.redis.lrange(f"hues:game:{game_id}:record", 0, -1)]
+
+
+class CountingRedis(fakeredis.FakeRedis):
+    """Counts PINGs: with nothing to write, each retry of the store is one PING."""
+
+    pings = 0
+
+    def ping(self, **kwargs):
+        self.pings += 1
+        return super().ping(**kwargs)
+
+
+@contextlib.contextmanager
+def replies_lost():
+    """Transactions run on the server but, while state["lose"] > 0, their reply is lost (a dropped link)."""
+    original = redis.client.Pipeline.execute
+    state = {"lose": 0}
+
+    def execute(self, *args, **kwargs):
+        result = original(self, *args, **kwargs)
+        if state["lose"]:
+            state["lose"] -= 1
+            raise redis.ConnectionError("connection lost before the reply")
+        return result
+
+    redis.client.Pipeline.execute = execute
+    try:
+        yield state
+    finally:
+        redis.client.Pipeline.execute = original

@@ -1,0 +1,492 @@
+"""The game store against fakeredis: the record, resume, history, settings, corrupt records, outages."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from console.store import (
+    CorruptRecordError, GameNotFoundError, GameStore, NoCurrentGameError, NotStorableError,
+    StoreOfflineError, StoreUrlError, export_main, history_main,
+)
+from console.store_format import format_date
+from tests.redis_server import WALL_START, CountingRedis, FakeRedisRig, replies_lost
+
+NEW_GAME = {"action": "new_game", "players": 4, "seed": 7, "first_giver": 0, "variant": "cards"}
+MOVES = [
+    {"action": "choose_target", "cell": "H15"},
+    {"action": "clue"},
+    {"action": "place", "cell": "G14", "player": 1},
+    {"action": "skip_clue"},
+    {"action": "next"},
+]
+SUMMARY = {"players": 2, "colors": ["red", "blue"], "scores": [12, 9], "winners": [0],
+           "winner_colors": ["red"]}
+
+
+def play(store: GameStore, moves=MOVES) -> str:
+    game_id = store.start_game(NEW_GAME)
+    for move in moves:
+        store.append(move)
+    return game_id
+
+
+# -- the record, resume, history -----------------------------------------------------------------
+
+def test_memory_url_keeps_a_game_in_process():
+    store = GameStore("memory://")
+    game_id = play(store)
+    assert store.online
+    assert store.export(game_id) == [NEW_GAME, *MOVES]
+
+
+def test_every_append_is_in_redis_before_append_returns(rig):
+    store = rig.store()
+    game_id = store.start_game(NEW_GAME)
+    assert rig.record(game_id) == [NEW_GAME]
+    for count, move in enumerate(MOVES, 2):
+        store.append(move)
+        assert rig.record(game_id)[-1] == move and len(rig.record(game_id)) == count
+    assert rig.redis.get("hues:current") == game_id
+    assert rig.redis.hgetall(f"hues:game:{game_id}:meta") == {
+        "version": "1", "started": str(WALL_START), "status": "playing"}
+
+
+def test_a_new_process_resumes_the_unfinished_game_and_appends_to_it(rig):
+    game_id = play(rig.store(), MOVES[:3])
+    resumed = rig.store()
+    assert resumed.unfinished() == (game_id, [NEW_GAME, *MOVES[:3]])
+    for move in MOVES[3:]:
+        resumed.append(move)
+    assert rig.record(game_id) == [NEW_GAME, *MOVES]
+    assert rig.store().unfinished() == (game_id, [NEW_GAME, *MOVES])
+
+
+def test_no_unfinished_game_in_an_empty_store(rig):
+    assert rig.store().unfinished() is None
+
+
+def test_finish_moves_the_game_to_the_history_with_its_date(rig):
+    store = rig.store()
+    game_id = play(store)
+    rig.wall.now += 1200
+    store.finish(SUMMARY)
+    assert rig.redis.get("hues:current") is None
+    assert rig.store().unfinished() is None
+    [entry] = rig.store().history()
+    assert entry == {**SUMMARY, "date": format_date(WALL_START + 1200), "game_id": game_id,
+                     "status": "finished", "actions": 6}
+    assert rig.store().export() == [NEW_GAME, *MOVES]
+
+
+def test_history_is_newest_first_and_limited(rig):
+    store = rig.store()
+    ids = []
+    for _ in range(3):
+        ids.append(play(store, MOVES[:1]))
+        rig.wall.now += 600
+        store.finish(SUMMARY)
+    assert [entry["game_id"] for entry in store.history(2)] == ids[:0:-1]
+
+
+def test_starting_a_new_game_closes_the_stored_unfinished_one_as_abandoned(rig):
+    old = play(rig.store(), MOVES[:2])
+    host = rig.store()
+    new = play(host, MOVES[:1])
+    assert rig.redis.get("hues:current") == new
+    [entry] = host.history()
+    assert (entry["game_id"], entry["status"]) == (old, "abandoned")
+    assert entry["reason"] == f"replaced by game {new}"
+    assert rig.record(old) == [NEW_GAME, *MOVES[:2]]
+
+
+def test_export_defaults_to_the_latest_game_and_names_unknown_ones(rig):
+    store = rig.store()
+    with pytest.raises(GameNotFoundError, match="no game is stored"):
+        store.export()
+    first = play(store, MOVES[:1])
+    store.finish(SUMMARY)
+    rig.wall.now += 60
+    play(store, MOVES[:2])
+    store.finish(SUMMARY)
+    reader = rig.store()
+    assert reader.export() == [NEW_GAME, *MOVES[:2]]
+    assert reader.export(first) == [NEW_GAME, *MOVES[:1]]
+    with pytest.raises(GameNotFoundError, match="nosuchgame"):
+        reader.export("nosuchgame")
+
+
+def test_history_and_export_commands_print_one_line_each(rig):
+    store = rig.store()
+    game_id = play(store)
+    store.finish(SUMMARY)
+    out = io.StringIO()
+    assert history_main(rig.store(), out) == 0
+    date = format_date(WALL_START)[:16].replace("T", " ")
+    assert out.getvalue() == f"{game_id}  {date}  red 12, blue 9  winner: red\n"
+    out = io.StringIO()
+    assert export_main(rig.store(), game_id, out) == 0
+    assert [json.loads(line) for line in out.getvalue().splitlines()] == [NEW_GAME, *MOVES]
+    assert out.getvalue().splitlines()[0] == json.dumps(NEW_GAME)
+
+
+def test_an_abandoned_game_keeps_its_record_and_a_tie_names_both_winners(rig):
+    abandoned = play(rig.store(), MOVES[:2])
+    store = rig.store()
+    assert store.unfinished()[0] == abandoned
+    store.abandon()
+    assert rig.store().unfinished() is None
+    assert store.export(abandoned) == [NEW_GAME, *MOVES[:2]]
+    rig.wall.now += 60
+    tied = play(store)
+    store.finish({**SUMMARY, "scores": [9, 9], "winners": [0, 1], "winner_colors": ["red", "blue"]})
+    out = io.StringIO()
+    assert history_main(store, out) == 0
+    first, second = out.getvalue().splitlines()
+    assert first.startswith(tied) and first.endswith("red 9, blue 9  winners: red, blue")
+    assert second.startswith(abandoned)
+    assert second.endswith("abandoned after 3 actions (abandoned by the host)")
+
+
+def test_reading_an_unreachable_store_never_raises_except_for_export(rig, capsys):
+    store = rig.store()
+    play(store)
+    store.finish(SUMMARY)
+    rig.down()
+    assert store.history() == [] and not store.online
+    assert history_main(store, io.StringIO()) == 1
+    assert export_main(store, None, io.StringIO()) == 1
+    assert capsys.readouterr().err.count("cannot be reached") == 2
+    with pytest.raises(StoreOfflineError):
+        store.export()
+    rig.up()
+    store.tick(0.0)
+    store.tick(30.0)
+    assert len(store.history()) == 1
+
+
+def test_caller_mistakes_are_named():
+    store = GameStore("memory://")
+    with pytest.raises(NoCurrentGameError):
+        store.append({"action": "clue"})
+    with pytest.raises(NotStorableError, match="new_game"):
+        store.start_game({"action": "clue"})
+    store.start_game(NEW_GAME)
+    with pytest.raises(NotStorableError, match="action"):
+        store.append({"cell": "A1"})
+    with pytest.raises(NotStorableError, match="not plain JSON"):
+        store.append({"action": "place", "cell": object()})
+    with pytest.raises(NotStorableError, match="brightness"):
+        store.set_setting("brightness", float("nan"))
+    assert store.export() == [NEW_GAME]
+    with pytest.raises(StoreUrlError, match="http://"):
+        GameStore("http://localhost/")
+
+
+# -- settings --------------------------------------------------------------------------------------
+
+def test_settings_are_kept_across_processes(rig):
+    rig.store().set_setting("brightness", 0.4)
+    store = rig.store()
+    assert store.get_setting("brightness", 1.0) == 0.4
+    assert store.get_setting("gamma", 2.2) == 2.2
+
+
+def test_a_setting_made_while_offline_is_written_when_redis_is_back(rig):
+    store = rig.store()
+    rig.down()
+    store.set_setting("brightness", 0.3)
+    assert store.get_setting("brightness") == 0.3
+    assert store.get_setting("volume", "loud") == "loud"
+    rig.up()
+    store.tick(0.0)
+    store.tick(30.0)
+    assert store.online
+    assert rig.store().get_setting("brightness") == 0.3
+
+
+def test_a_setting_that_is_not_json_falls_back_to_the_default_with_a_warning(rig):
+    rig.redis.hset("hues:settings", "brightness", "{bright")
+    store = rig.store()
+    assert store.get_setting("brightness", 0.5) == 0.5
+    [warning] = store.take_warnings()
+    assert "brightness" in str(warning) and "\n" not in str(warning)
+    assert rig.redis.hget("hues:settings", "brightness") == "{bright"
+
+
+# -- corrupt records -------------------------------------------------------------------------------
+
+def _bad_line(value):
+    def tamper(r, game_id):
+        r.lset(f"hues:game:{game_id}:record", 2, value)
+    return tamper
+
+
+def _bad_first_line(r, game_id):
+    r.lset(f"hues:game:{game_id}:record", 0, json.dumps({"action": "clue"}))
+
+
+def _unknown_version(r, game_id):
+    r.hset(f"hues:game:{game_id}:meta", "version", "2")
+
+
+def _record_not_a_list(r, game_id):
+    r.delete(f"hues:game:{game_id}:record")
+    r.set(f"hues:game:{game_id}:record", "oops")
+
+
+@pytest.mark.parametrize("tamper, reason", [
+    (_bad_line('{"action": "clue"'), "line 3 of its record is not valid JSON"),
+    (_bad_line("[1, 2]"), "line 3 of its record is not a JSON object"),
+    (_bad_line('{"cell": "A1"}'), 'line 3 of its record has no "action" name'),
+    (_bad_first_line, "its first line is not a new_game action"),
+    (_unknown_version, "record format version '2'"),
+    (_record_not_a_list, "not a list"),
+])
+def test_a_corrupt_unfinished_record_is_set_aside_not_resumed(rig, tamper, reason):
+    game_id = play(rig.store(), MOVES[:3])
+    tamper(rig.redis, game_id)
+    before = {key: rig.redis.dump(key) for key in rig.redis.keys(f"hues:game:{game_id}:*")}
+    store = rig.store()
+    assert store.unfinished() is None
+    [warning] = store.take_warnings()
+    message = str(warning)
+    assert reason in message and game_id in message and "\n" not in message
+    assert rig.redis.keys(f"hues:game:{game_id}:*") == []
+    assert rig.redis.get("hues:current") is None
+    quarantined = {key.rsplit(":", 1)[1]: key for key in rig.redis.keys("hues:quarantine:*")}
+    assert quarantined["reason"].startswith(f"hues:quarantine:{game_id}@{int(WALL_START)}")
+    for part in ("record", "meta"):
+        assert rig.redis.dump(quarantined[part]) == before[f"hues:game:{game_id}:{part}"]
+    assert json.loads(rig.redis.get(quarantined["reason"]))["reason"] == message.split(": ", 1)[1]
+
+
+def test_a_game_the_rules_cannot_replay_is_set_aside_on_request(rig):
+    game_id = play(rig.store(), MOVES[:2])
+    store = rig.store()
+    assert store.unfinished()[0] == game_id
+    store.set_aside(game_id, "place needs a target first")
+    assert store.unfinished() is None
+    [warning] = store.take_warnings()
+    assert str(warning) == (f"game {game_id} set aside as hues:quarantine:{game_id}@{int(WALL_START)}: "
+                            "place needs a target first")
+    assert rig.redis.llen(f"hues:quarantine:{game_id}@{int(WALL_START)}:record") == 3
+    assert rig.store().unfinished() is None
+
+
+def test_exporting_a_corrupt_game_sets_it_aside_and_says_so(rig):
+    store = rig.store()
+    game_id = play(store)
+    store.finish(SUMMARY)
+    _unknown_version(rig.redis, game_id)
+    with pytest.raises(CorruptRecordError, match="set aside as hues:quarantine:"):
+        rig.store().export(game_id)
+    assert rig.store().history() == []
+    assert rig.redis.llen(f"hues:quarantine:{game_id}@{int(WALL_START)}:record") == 6
+
+
+def test_a_game_with_an_unreadable_summary_is_left_out_of_the_history(rig):
+    store = rig.store()
+    bad = play(store)
+    store.finish(SUMMARY)
+    rig.wall.now += 60
+    kept = play(store)
+    store.finish(SUMMARY)
+    rig.redis.hset(f"hues:game:{bad}:meta", "summary", "{nope")
+    reader = rig.store()
+    assert [entry["game_id"] for entry in reader.history()] == [kept]
+    [warning] = reader.take_warnings()
+    assert bad in str(warning) and "summary" in str(warning)
+
+
+def test_a_different_record_under_the_same_id_is_set_aside_and_ours_written(rig):
+    rig.down()
+    store = rig.store()
+    game_id = play(store, MOVES[:2])
+    rig.up()
+    rig.redis.rpush(f"hues:game:{game_id}:record", "someone else's line")
+    store.tick(0.0)
+    store.tick(1.0)
+    assert store.online
+    assert rig.record(game_id) == [NEW_GAME, *MOVES[:2]]
+    [warning] = store.take_warnings()
+    assert "differs from the console's copy" in str(warning)
+    assert rig.redis.lrange(f"hues:quarantine:{game_id}@{int(WALL_START)}:record", 0, -1) == [
+        "someone else's line"]
+
+
+# -- outages -----------------------------------------------------------------------------------------
+
+def test_redis_down_at_start_the_game_is_played_in_memory_and_written_later(rig):
+    rig.down()
+    store = rig.store()
+    assert not store.online and store.unfinished() is None
+    game_id = play(store)
+    assert store.unfinished() == (game_id, [NEW_GAME, *MOVES])
+    rig.up()
+    assert rig.redis.keys("*") == []
+    store.tick(10.0)  # the first frame after a failure starts the back-off
+    store.tick(10.4)  # the first retry is due 0.5 s later
+    assert not store.online and rig.redis.keys("*") == []
+    store.tick(10.5)
+    assert store.online
+    assert rig.record(game_id) == [NEW_GAME, *MOVES]
+    assert rig.redis.get("hues:current") == game_id
+
+
+def test_an_outage_mid_game_never_raises_and_loses_nothing(rig):
+    store = rig.store()
+    game_id = play(store, MOVES[:2])
+    rig.down()
+    for move in MOVES[2:]:
+        store.append(move)
+    assert not store.online
+    rig.up()
+    store.tick(0.0)
+    store.tick(0.5)
+    assert store.online
+    assert rig.record(game_id) == [NEW_GAME, *MOVES]
+    store.finish(SUMMARY)
+    assert rig.store().history()[0]["game_id"] == game_id
+
+
+def test_games_finished_and_started_offline_are_written_in_order(rig):
+    store = rig.store()
+    first = play(store, MOVES[:1])
+    rig.down()
+    store.append(MOVES[1])
+    store.finish(SUMMARY)
+    rig.wall.now += 60
+    second = play(store, MOVES[:3])
+    store.set_setting("brightness", 0.7)
+    rig.up()
+    assert store.flush(1.0)
+    assert rig.record(first) == [NEW_GAME, *MOVES[:2]]
+    assert rig.record(second) == [NEW_GAME, *MOVES[:3]]
+    assert rig.redis.get("hues:current") == second
+    assert [entry["game_id"] for entry in rig.store().history()] == [first]
+    assert rig.store().get_setting("brightness") == 0.7
+
+
+def test_a_write_whose_reply_was_lost_is_not_duplicated(rig, lost_replies):
+    store = rig.store()
+    game_id = store.start_game(NEW_GAME)
+    lost_replies["lose"] = 1
+    store.append(MOVES[0])
+    assert not store.online
+    assert rig.record(game_id) == [NEW_GAME, MOVES[0]]  # the server did the write
+    store.append(MOVES[1])
+    store.tick(0.0)
+    store.tick(0.5)
+    assert store.online
+    assert rig.record(game_id) == [NEW_GAME, *MOVES[:2]]
+
+
+def test_a_new_game_whose_reply_was_lost_is_not_duplicated(rig, lost_replies):
+    old = play(rig.store(), MOVES[:1])
+    store = rig.store()
+    lost_replies["lose"] = 1
+    game_id = store.start_game(NEW_GAME)
+    store.tick(0.0)
+    store.tick(0.5)
+    assert store.online
+    assert rig.record(game_id) == [NEW_GAME]
+    assert rig.redis.get("hues:current") == game_id
+    assert [entry["game_id"] for entry in store.history()] == [old]
+
+
+def test_retries_back_off_from_half_a_second_doubling_to_thirty(rig):
+    rig.down()
+    client = CountingRedis(server=rig.server, decode_responses=True)
+    store = rig.store(client)
+    assert client.pings == 1 and not store.online
+    due = 7.0
+    store.tick(due)
+    for delay in (0.5, 1, 2, 4, 8, 16, 30, 30):
+        due += delay
+        store.tick(due - 0.01)
+        pings = client.pings
+        store.tick(due)
+        assert client.pings == pings + 1, f"a retry was due {delay} s after the last one"
+        store.tick(due + 0.001)
+        assert client.pings == pings + 1
+    rig.up()
+    store.tick(due + 29.99)
+    assert not store.online
+    store.tick(due + 30)
+    assert store.online
+    pings = client.pings
+    for frame in range(100):
+        store.tick(due + 30 + frame)
+    assert client.pings == pings  # online, tick does nothing
+
+
+def test_flush_retries_until_redis_is_back(rig):
+    store = rig.store()
+    game_id = play(store, MOVES[:1])
+    rig.down()
+    store.append(MOVES[1])
+
+    def sleep(seconds):
+        rig.mono.sleep(seconds)
+        if rig.mono.now >= 102.0:
+            rig.up()
+
+    store._sleep = sleep
+    assert store.flush(5.0)
+    assert rig.record(game_id) == [NEW_GAME, *MOVES[:2]]
+    assert rig.mono.now < 105.0
+
+
+def test_flush_gives_up_after_its_timeout(rig):
+    store = rig.store()
+    play(store, MOVES[:1])
+    rig.down()
+    store.append(MOVES[1])
+    start = rig.mono.now
+    assert not store.flush(3.0)
+    assert rig.mono.now == pytest.approx(start + 3.0)
+    assert store.flush(0.0) is False
+
+
+def test_flush_with_nothing_to_write_is_immediate(rig):
+    store = rig.store()
+    rig.down()
+    assert store.flush(3.0)
+    assert rig.mono.now == 100.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["append", "down", "up", "lose", "tick", "resume"]), max_size=40))
+def test_any_outage_pattern_ends_with_the_whole_record_once(events):
+    """Whatever mix of outages, lost replies, retries and restarts: once Redis is back and the
+    store is flushed, Redis holds every action exactly once, in order."""
+    rig = FakeRedisRig()
+    with replies_lost() as lost:
+        store = rig.store()
+        game_id = store.start_game(NEW_GAME)
+        played = [NEW_GAME]
+        for number, event in enumerate(events):
+            if event == "append":
+                played.append({"action": "place", "cell": "A1", "player": number})
+                store.append(played[-1])
+            elif event == "down":
+                rig.down()
+            elif event == "up":
+                rig.up()
+            elif event == "lose":
+                lost["lose"] = 1
+            elif event == "tick":
+                rig.mono.now += 31
+                store.tick(rig.mono.now)
+            elif event == "resume" and rig.server.connected and not lost["lose"] and store.flush(0.0):
+                store.close()
+                store = rig.store()
+                assert store.unfinished() == (game_id, played)
+        rig.up()
+        lost["lose"] = 0
+        assert store.flush(0.0)
+        assert rig.record(game_id) == played
