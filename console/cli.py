@@ -20,7 +20,7 @@ class UsageError(Exception):
     """Bad input from the person at the keyboard: printed as one line, exit status 2."""
 
 
-def _read_text(path: str) -> str:
+def read_text(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -29,30 +29,155 @@ def _read_text(path: str) -> str:
         raise UsageError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
 
 
+def write_output(path: str, data: str | bytes) -> None:
+    try:
+        Path(path).write_bytes(data if isinstance(data, bytes) else data.encode())
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be written ({exc.strerror or exc.__class__.__name__})") from None
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
-    state = replay_record(_read_text(args.file), source=args.file)
-    if args.json:
-        print(json.dumps(state_json(state)))
-    else:
-        print(state_summary(state))
+    state = replay_record(read_text(args.file), source=args.file)
+    print(json.dumps(state_json(state)) if args.json else state_summary(state))
     return 0
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    from console.config import check_config_main
+
+    return check_config_main(args.file or args.config)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from console.session import play
+
+    return play(args.config, simulator=False)
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    from console.session import play, run_headless
+
+    if args.headless:
+        if not args.script:
+            raise UsageError("sim --headless needs --script FILE (the inputs to play)")
+        return run_headless(args.config, args.script, png=args.png, state_json_path=args.state_json,
+                            seed=args.seed)
+    if args.script or args.png or args.state_json:
+        raise UsageError("--script, --png and --state-json go with sim --headless")
+    return play(args.config, simulator=True)
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from console.session import render_record
+
+    return render_record(args.config, args.record, args.time, args.json, args.png)
+
+
+def cmd_palette(args: argparse.Namespace) -> int:
+    from console.session import print_palette
+
+    return print_palette(args.config, as_json=args.json)
+
+
+def cmd_diag(args: argparse.Namespace) -> int:
+    from console.diag import diag_main
+
+    if args.headless and not args.script:
+        raise UsageError("diag --headless needs --script FILE (the inputs to play)")
+    return diag_main(args.config, args.sim, args.script, args.png)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from console.bench import bench_main
+
+    return bench_main(as_json=args.json)
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from console.session import open_store
+    from console.store import history_main
+
+    return history_main(open_store(args.config), sys.stdout)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from console.session import open_store
+    from console.store import export_main
+
+    return export_main(open_store(args.config), args.game, sys.stdout)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hues-console", description="Hues and Cues on an LED panel.")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE",
+                        help="configuration file (else $HUES_CONFIG, /etc/hues-console/console.yaml, the default)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("replay", help="replay a game record (JSON lines) and print where it ends")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, parents=[common])  # every command takes --config
+
+    p = command("play", "run the console on the configured panel and buttons")
+    p.set_defaults(run=cmd_play)
+
+    p = command("sim", "run the console in the terminal simulator (or headless)")
+    p.add_argument("--headless", action="store_true", help="no screen: inputs from --script on a virtual clock")
+    p.add_argument("--script", metavar="FILE", help="input script: up/down/left/right/a/b/start [N], hold B S, wait S")
+    p.add_argument("--png", metavar="OUT", help="write the last frame as a PNG")
+    p.add_argument("--state-json", metavar="OUT", help="write the game state as the replay JSON")
+    p.add_argument("--seed", type=int, default=0, help="seed for random choices (first cue giver, deck)")
+    p.set_defaults(run=cmd_sim)
+
+    p = command("replay", "replay a game record (JSON lines) and print where it ends")
     p.add_argument("file", help="the game record")
     p.add_argument("--json", action="store_true", help="print the final state as one JSON object")
     p.set_defaults(run=cmd_replay)
+
+    p = command("render", "the frame for the state a game record reaches")
+    p.add_argument("--record", required=True, metavar="FILE")
+    p.add_argument("--time", type=float, default=0.0, metavar="T", help="animation time in seconds")
+    p.add_argument("--json", metavar="OUT", help="write width, height and pixels as JSON ('-' for stdout)")
+    p.add_argument("--png", metavar="OUT", help="write the frame as a PNG")
+    p.set_defaults(run=cmd_render)
+
+    p = command("palette", "the 480 board colours and their LED drive values")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_palette)
+
+    p = command("diag", "wiring check: corners, the chain in order, coordinates, then every button")
+    p.add_argument("--sim", action="store_true", help="in the terminal simulator, keys for buttons")
+    p.add_argument("--headless", action="store_true", help="no screen: inputs from --script")
+    p.add_argument("--script", metavar="FILE", help="input script for the headless check")
+    p.add_argument("--png", metavar="OUT", help="with --script: write the last frame as a PNG")
+    p.set_defaults(run=cmd_diag)
+
+    p = command("bench", "measure frame cost, latency, start-up time and idle CPU")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.set_defaults(run=cmd_bench)
+
+    p = command("check-config", "check a configuration file and report every problem")
+    p.add_argument("file", nargs="?", help="the file to check (default: the one the console would use)")
+    p.set_defaults(run=cmd_check_config)
+
+    p = command("history", "finished games: date, players, scores, winners")
+    p.set_defaults(run=cmd_history)
+
+    p = command("export", "print a game record that `replay` accepts")
+    p.add_argument("game", nargs="?", help="game id (default: the latest game)")
+    p.set_defaults(run=cmd_export)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    from console.config import ConfigError
+
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
+    except ConfigError as exc:
+        for line in exc.problems:
+            print(line, file=sys.stderr)
+        return EXIT_USAGE
     except (UsageError, RecordError) as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE

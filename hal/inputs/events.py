@@ -6,6 +6,7 @@ the console's controller reads only these.
 
 from __future__ import annotations
 
+import queue
 from dataclasses import dataclass
 
 DIRECTIONS = ("up", "down", "left", "right")
@@ -41,3 +42,35 @@ class InputEvent:
 
 class InputConfigError(ValueError):
     """The input wiring or timing settings cannot work (unknown button, pin used twice, ...)."""
+
+
+class EventQueue:
+    """The thread-safe queue input sources put events on, which the app loop can also block on
+    between frames: a press from a GPIO callback wakes the loop at once instead of waiting for
+    the next frame. Sources only ever call `put`, so a plain `queue.SimpleQueue` serves them too."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[InputEvent] = queue.SimpleQueue()
+        self._taken: list[InputEvent] = []  # taken while waiting, handed out first by `drain`
+
+    def put(self, event: InputEvent) -> None:
+        self._queue.put(event)
+
+    def wait(self, timeout: float) -> bool:
+        """Block up to `timeout` seconds until an event is waiting; True when one is."""
+        if self._taken:
+            return True
+        try:
+            self._taken.append(self._queue.get(timeout=timeout))
+        except queue.Empty:
+            return False
+        return True
+
+    def drain(self) -> list[InputEvent]:
+        """Every waiting event, oldest first, without blocking."""
+        events, self._taken = self._taken, []
+        while True:
+            try:
+                events.append(self._queue.get_nowait())
+            except queue.Empty:
+                return events

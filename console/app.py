@@ -1,0 +1,237 @@
+"""The imperative shell: one `tick` a frame drains inputs, applies the controller's game actions
+(storing each before anything shows it), renders, and pushes the frame only if it changed.
+
+Everything with a side effect comes in from outside (clock, driver, inputs, store, power-off),
+so the same loop runs on the Pi, in the terminal simulator, headless on a virtual clock in the
+tests, and under the benchmark.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Protocol
+
+from console import controller, rules
+from console.record import action_from_json, action_to_json
+from console.render import describe, render
+from console.rules import GameState, NewGame, RuleError
+from console.ui import Ui
+from hal.drivers.base import Driver
+from hal.frame import Frame
+from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
+from hal.output import OutputStage
+
+log = logging.getLogger("hues-console")
+
+
+class InputSource(Protocol):
+    def poll(self, now: float) -> None: ...
+
+
+@dataclass
+class Shutdown:
+    """Holding `button` for `hold_s` clears the panel, flushes the store and calls `poweroff`."""
+
+    button: str = "start"
+    hold_s: float = 5.0
+    poweroff: Callable[[], None] | None = None  # None: disabled (the simulator)
+
+
+@dataclass
+class AppStats:
+    frames_pushed: int = 0
+
+
+class ConsoleApp:
+    def __init__(
+        self,
+        stage: OutputStage,
+        driver: Driver,
+        events: EventQueue,
+        sources: list[InputSource],
+        store: Any,
+        *,
+        colors: tuple[str, ...] = rules.DEFAULT_COLOR_NAMES,
+        rng: random.Random | None = None,
+        shutdown: Shutdown | None = None,
+        hint: Callable[[str], None] | None = None,
+    ):
+        self.stage = stage
+        self.driver = driver
+        self.events = events
+        self.sources = sources
+        self.store = store
+        self.colors = colors
+        self.rng = rng or random.Random()
+        self.shutdown = shutdown or Shutdown()
+        self.hint = hint
+        self.game: GameState | None = None
+        self.ui = Ui()
+        self.stats = AppStats()
+        self.running = True
+        self.powering_off = False
+        self._last_frame: Frame | None = None
+        self._last_hint = ""
+        self._held_since: float | None = None
+
+    # --- start -------------------------------------------------------------------------------
+
+    def start(self, now: float) -> None:
+        """Restore the brightness and offer an unfinished game for resume."""
+        brightness = self.store.get_setting("brightness", None)
+        if isinstance(brightness, (int, float)) and 0 < brightness <= 1:
+            self.stage.set_brightness(brightness)
+        self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
+                     last_winners=self._last_winners())
+        found = self.store.unfinished()
+        if found is None:
+            return
+        game_id, record = found
+        try:
+            self.game = rules.replay(action_from_json(obj) for obj in record)
+        except RuleError as exc:
+            log.warning("the stored game %s cannot be replayed (%s); starting fresh", game_id, exc)
+            self.store.set_aside(game_id, str(exc))
+            return
+        if rules.is_terminal(self.game):
+            self.store.finish(self.summary())
+            self.game = None
+            return
+        self.ui = replace(self.ui, screen="resume", resume_offer=True, choice=0)
+
+    def _last_winners(self) -> tuple[str, ...]:
+        finished = (g for g in self.store.history(10) if g.get("status") == "finished")
+        return tuple(next(finished, {}).get("winner_colors", ()))
+
+    # --- one frame ---------------------------------------------------------------------------
+
+    def tick(self, now: float) -> None:
+        for source in self.sources:
+            source.poll(now)
+        for event in self.events.drain():
+            self._on_event(event, now)
+        self._track_shutdown_hold(now)
+        self.store.tick(now)
+        if self.ui.store_online != self.store.online:
+            self.ui = replace(self.ui, store_online=self.store.online)
+        self._push(now)
+
+    def _on_event(self, event: InputEvent, now: float) -> None:
+        if event.button == QUIT:
+            self.running = False
+            return
+        if event.button == self.shutdown.button:
+            self._held_since = None if event.kind == RELEASE else (self._held_since or event.time)
+        if event.kind == RELEASE:
+            return
+        before_game, before_ui = self.game, self.ui
+        step = controller.handle(self.game, self.ui, event.button, now, self.rng, self.colors)
+        if step.abandon:
+            self.store.abandon()
+        for action in step.actions:
+            if isinstance(action, NewGame):
+                self.store.start_game(action_to_json(action))
+            else:
+                self.store.append(action_to_json(action))
+        self.game, self.ui = step.game, step.ui
+        if self.game is not None and rules.is_terminal(self.game) and (
+            before_game is None or not rules.is_terminal(before_game)
+        ):
+            self.store.finish(self.summary())
+        if self.ui.brightness != before_ui.brightness:
+            self.stage.set_brightness(self.ui.brightness)
+            self.store.set_setting("brightness", self.ui.brightness)
+
+    def _track_shutdown_hold(self, now: float) -> None:
+        progress = 0.0
+        if self._held_since is not None and self.shutdown.poweroff is not None:
+            progress = min(1.0, (now - self._held_since) / self.shutdown.hold_s)
+            if progress >= 1.0:
+                log.info("shutdown button held: powering off")
+                self.powering_off = True
+                self.running = False
+        if progress != self.ui.hold_progress:
+            self.ui = replace(self.ui, hold_progress=progress)
+
+    def _push(self, now: float) -> None:
+        frame = render(self.game, self.ui, now, self.stage.layout.width, self.stage.layout.height)
+        if frame != self._last_frame:
+            self.driver.show(self.stage.process(frame), frame)
+            self._last_frame = frame
+            self.stats.frames_pushed += 1
+        if self.hint is not None:
+            text = describe(self.game, self.ui)
+            if text != self._last_hint:
+                self.hint(text)
+                self._last_hint = text
+
+    # --- summaries and the end ---------------------------------------------------------------
+
+    def summary(self) -> dict:
+        """What the history keeps of a finished game."""
+        g = self.game
+        return {
+            "players": g.players,
+            "colors": list(g.colors),
+            "scores": list(g.scores),
+            "winners": list(g.winners),
+            "winner_colors": [g.colors[w] for w in g.winners],
+            "rounds": g.round,
+            "variant": g.variant,
+        }
+
+    def close(self, flush_s: float = 2.0) -> None:
+        """Clear the panel and flush the store: on exit, SIGTERM, or before powering off."""
+        try:
+            self.driver.clear()
+        finally:
+            try:
+                self.store.flush(flush_s)
+            finally:
+                self.driver.close()
+        if self.powering_off and self.shutdown.poweroff is not None:
+            self.shutdown.poweroff()
+
+
+def run_realtime(app: ConsoleApp, fps: float, clock=time.monotonic, start: bool = True) -> None:
+    """Tick at a fixed frame rate until stopped, never spinning: between frames the loop blocks
+    on the input queue, and a press that arrives is shown at once rather than at the next frame.
+    `start=False` for an app whose state the caller has set up already."""
+    period = 1.0 / fps
+    now = clock()
+    if start:
+        app.start(now)
+    next_tick = now
+    while app.running:
+        app.tick(clock())
+        next_tick += period
+        while app.running:
+            delay = next_tick - clock()
+            if delay <= 0:
+                break
+            if app.events.wait(delay):
+                app.tick(clock())
+        if next_tick < clock() - period:
+            next_tick = clock()  # fell behind: do not try to catch up with a burst
+
+
+def run_virtual(app: ConsoleApp, fps: float, done: Callable[[], bool], settle_s: float = 1.0,
+                limit_s: float = 24 * 3600) -> float:
+    """Tick on a virtual clock as fast as the CPU allows until `done()`, then `settle_s` more
+    seconds of frames (so the last input's effect is on the panel). Returns the final time."""
+    period = 1.0 / fps
+    frame = 0
+    app.start(0.0)
+    end = None
+    while app.running:
+        now = frame * period
+        app.tick(now)
+        if end is None and done():
+            end = now + settle_s
+        if (end is not None and now >= end) or now >= limit_s:
+            break
+        frame += 1
+    return frame * period

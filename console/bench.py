@@ -1,0 +1,238 @@
+"""`hues-console bench`: what a frame costs against the time the LED wire needs for it.
+
+A WS2812 LED takes 30 us on the wire (plus a 300 us latch a frame), so a 512-LED frame needs
+15.4 ms. The figures here are CPU time per frame (render, output stage, layout, hand-off to a
+PixelStrip stand-in with the real method names), input-to-panel latency in the real-time loop,
+start-up time and memory of the headless simulator, and the loop's CPU share on a still screen.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+
+from console import rules
+from console.app import ConsoleApp, run_realtime
+from console.board import ALL_CELLS, Cell, distance
+from console.render import render
+from console.rules import ChooseTarget, Clue, GameState, NewGame, Pawn, Place
+from console.store import GameStore
+from console.ui import Ui
+from hal.drivers.ws281x import PixelStripStandIn, Ws281xDriver
+from hal.inputs.events import PRESS, EventQueue, InputEvent
+from hal.layout import Layout, LayoutOptions
+from hal.output import OutputStage, PowerBudget
+
+LED_WIRE_US = 30.0
+LATCH_US = 300.0
+SIZES = {"32x16": (2, 1), "64x32": (4, 2), "64x64": (4, 4)}  # 16x16 panels across, down
+FRAMES = 600
+
+
+def busy_game() -> tuple[GameState, Ui]:
+    """10 players in the second guesses: 17 pawns down, the 18th pending, a cursor, status."""
+    state = rules.apply(None, NewGame(players=10, seed=11, first_giver=0, variant="free"))
+    target = Cell(7, 14)
+    state = rules.apply(rules.apply(state, ChooseTarget(target)), Clue())
+    near = iter(c for c in ALL_CELLS if 1 <= distance(c, target) <= 4)
+    while state.phase == "guess1":
+        state = rules.apply(state, Place(next(near)))
+    state = rules.apply(state, Clue())
+    while len(state.to_place) > 1:
+        state = rules.apply(state, Place(next(near)))
+    pending = Pawn(rules.current_player(state), next(near))
+    return state, Ui(screen="play", cursor=Cell(3, 20), pending=pending)
+
+
+def reveal_game() -> tuple[GameState, Ui]:
+    state, ui = busy_game()
+    state = rules.apply(state, Place(ui.pending.cell))
+    return state, Ui(screen="reveal", since=0.0)
+
+
+def pipeline(size: str) -> tuple[OutputStage, Ws281xDriver]:
+    across, down = SIZES[size]
+    layout = Layout(LayoutOptions(panels_across=across, panels_down=down))
+    # a bigger panel comes with a supply sized like the default one: 4 A for 512 LEDs
+    stage = OutputStage(layout, power=PowerBudget(supply_amps=4.0 * layout.led_count / 512))
+    driver = Ws281xDriver(layout.led_count, strip_factory=PixelStripStandIn)
+    return stage, driver
+
+
+def frame_costs(size: str, state: GameState, ui: Ui, start_t: float = 0.0) -> list[float]:
+    """CPU milliseconds of each of FRAMES frames at 60 fps animation time."""
+    stage, driver = pipeline(size)
+    width, height = stage.layout.width, stage.layout.height
+    costs = []
+    clock = time.thread_time_ns
+    for i in range(FRAMES):
+        t = start_t + i / 60
+        begin = clock()
+        frame = render(state, ui, t, width, height)
+        driver.show(stage.process(frame), frame)
+        costs.append((clock() - begin) / 1e6)
+    return costs
+
+
+def wire_ms(leds: int) -> float:
+    return (leds * LED_WIRE_US + LATCH_US) / 1000
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def frame_figures(size: str, state: GameState, ui: Ui) -> dict:
+    costs = frame_costs(size, state, ui)
+    leds = SIZES[size][0] * SIZES[size][1] * 256
+    median = statistics.median(costs)
+    return {
+        "leds": leds,
+        "frame_ms": {"median": round(median, 4), "p99": round(percentile(costs, 99), 4)},
+        "wire_ms": round(wire_ms(leds), 3),
+        "ratio": round(median / wire_ms(leds), 4),
+    }
+
+
+class _TimedDriver(Ws281xDriver):
+    """Notes when each frame is handed over, to match input events with the frame showing them."""
+
+    def __init__(self, led_count: int):
+        super().__init__(led_count, strip_factory=PixelStripStandIn)
+        self.shown_at: list[float] = []
+
+    def show(self, leds, frame):
+        super().show(leds, frame)
+        self.shown_at.append(time.monotonic())
+
+
+def latency_figures(seconds: float = 4.0, fps: int = 60) -> dict:
+    """Presses enter the queue at random moments from another thread while the real-time loop
+    runs; latency is from each press to the first frame handed over after it was processed."""
+    state, _ = busy_game()
+    layout = Layout(LayoutOptions())
+    events = EventQueue()
+    driver = _TimedDriver(layout.led_count)
+    app = ConsoleApp(OutputStage(layout), driver, events, [], GameStore("memory://"))
+    app.start(time.monotonic())
+    app.game, app.ui = state, Ui(screen="play", cursor=Cell(3, 20))
+    sent: list[float] = []
+
+    def presser():
+        rng = random.Random(1)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            time.sleep(rng.uniform(0.03, 0.09))
+            now = time.monotonic()
+            sent.append(now)
+            events.put(InputEvent(rng.choice(("left", "right")), PRESS, now))
+        app.running = False
+
+    thread = threading.Thread(target=presser)
+    thread.start()
+    run_realtime(app, fps, start=False)
+    thread.join()
+    shown = driver.shown_at
+    latencies = []
+    for t in sent:
+        after = next((s for s in shown if s >= t), None)
+        if after is not None:
+            latencies.append((after - t) * 1000)
+    return {"p50": round(percentile(latencies, 50), 2), "p99": round(percentile(latencies, 99), 2),
+            "events": len(latencies), "frame_period_ms": round(1000 / fps, 2)}
+
+
+def idle_cpu_figure(seconds: float = 3.0, fps: int = 60) -> float:
+    """CPU share of one core used by the loop on a still screen (nothing to redraw)."""
+    layout = Layout(LayoutOptions())
+    app = ConsoleApp(OutputStage(layout), Ws281xDriver(layout.led_count, strip_factory=PixelStripStandIn),
+                     EventQueue(), [], GameStore("memory://"))
+    app.start(time.monotonic())
+    app.ui = replace(app.ui, screen="brightness")
+    stop = threading.Timer(seconds, lambda: setattr(app, "running", False))
+    wall, cpu = time.monotonic(), time.process_time()
+    stop.start()
+    run_realtime(app, fps, start=False)
+    return round((time.process_time() - cpu) / (time.monotonic() - wall), 4)
+
+
+def startup_figures() -> dict:
+    """Start the headless simulator in a fresh process: seconds to its first frame, and RSS then."""
+    begin = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "console.bench", "--first-frame-probe"],
+                         capture_output=True, text=True, check=True).stdout
+    probe = json.loads(out)
+    return {"startup_s": round(probe["first_frame"] - begin, 3), "rss_mb": probe["rss_mb"]}
+
+
+def first_frame_probe() -> None:
+    """Run in the child: the default configuration, headless, until the first frame is pushed."""
+    from console.config import load_config
+    from console.wiring import build_app
+
+    config = load_config()
+    app = build_app(config, "sim-headless", lambda events: [])
+    app.start(0.0)
+    app.tick(0.0)
+    shown = time.monotonic()
+    rss_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS"))
+    print(json.dumps({"first_frame": shown, "rss_mb": round(rss_kb / 1024, 1)}))
+
+
+def run_bench() -> dict:
+    busy, busy_ui = busy_game()
+    reveal, reveal_ui = reveal_game()
+    results = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
+        "python": platform.python_version(),
+        "sizes": {size: frame_figures(size, busy, busy_ui) for size in SIZES},
+        "reveal": frame_figures("32x16", reveal, reveal_ui),
+    }
+    main = results["sizes"]["32x16"]
+    results["frame_ms"] = main["frame_ms"]
+    results["wire_ms"] = main["wire_ms"]
+    results["ratio"] = main["ratio"]
+    results["growth_64x64"] = round(
+        results["sizes"]["64x64"]["frame_ms"]["median"] / main["frame_ms"]["median"], 2)
+    results["latency_ms"] = latency_figures()
+    results.update(startup_figures())
+    results["idle_cpu"] = idle_cpu_figure()
+    return results
+
+
+def format_report(r: dict) -> str:
+    lines = [f"machine: {r['machine']}", f"python: {r['python']}", ""]
+    for name, figures in [*r["sizes"].items(), ("reveal 32x16", r["reveal"])]:
+        f = figures["frame_ms"]
+        lines.append(f"{name:>13}: frame {f['median']:.3f} ms median, {f['p99']:.3f} ms p99; "
+                     f"wire {figures['wire_ms']:.2f} ms; ratio {figures['ratio']:.4f}")
+    lat = r["latency_ms"]
+    lines += [
+        f"64x64 costs {r['growth_64x64']}x the 32x16 frame",
+        f"latency: {lat['p50']:.2f} ms p50, {lat['p99']:.2f} ms p99 over {lat['events']} presses at 60 fps",
+        f"start-up: {r['startup_s']:.3f} s to the first frame, {r['rss_mb']} MB RSS",
+        f"idle loop: {100 * r['idle_cpu']:.2f} % of a core",
+    ]
+    return "\n".join(lines)
+
+
+def bench_main(as_json: bool) -> int:
+    results = run_bench()
+    print(json.dumps(results, indent=2) if as_json else format_report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--first-frame-probe"]:
+        first_frame_probe()
+    else:
+        sys.exit(bench_main("--json" in sys.argv))

@@ -1,0 +1,242 @@
+"""Button presses to game actions, screen by screen.
+
+`handle(game, ui, button, t, rng)` is a function, not an object with hidden state: it returns the
+new game state, the new UI state, and the game actions it applied (in order), which the app
+appends to the store before anything is drawn. The controller never produces an illegal action;
+it checks what the rules would refuse (an occupied cell) and shows a "no" instead.
+
+A guess is *pending* until the next player takes over: B takes it back, any other press commits
+it (and, while guessing goes on, also counts as the next player's first press). That is how a
+mistaken placement is undone without an "undo" in the append-only game record.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+from console import rules
+from console.board import COLS, ROWS, Cell
+from console.rules import Action, ChooseTarget, Clue, GameState, NewGame, Next, Pawn, Place, SkipClue
+from console.ui import CENTRE, REVEAL_POINTS_S, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui
+
+MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+BRIGHTNESS_STEP = 0.1
+MIN_BRIGHTNESS = 0.2  # below this the 8-bit drive merges dark board cells
+
+
+@dataclass(frozen=True)
+class Step:
+    game: GameState | None
+    ui: Ui
+    actions: tuple[Action, ...] = ()
+    abandon: bool = False  # the host chose a new game over resuming the stored one
+
+
+def handle(
+    game: GameState | None,
+    ui: Ui,
+    button: str,
+    t: float,
+    rng: random.Random,
+    colors: tuple[str, ...] = rules.DEFAULT_COLOR_NAMES,
+) -> Step:
+    """One press (or auto-repeat) of `button` at time t. `rng` picks a random first cue giver and
+    the deck's seed; `colors` are the configured pawn colours, in seat order."""
+    screen = ui.screen
+    if screen == "idle":
+        return _idle(game, ui, button, t)
+    if screen == "brightness":
+        return _brightness(game, ui, button, t)
+    if screen == "resume":
+        return _resume(game, ui, button, t)
+    if screen == "setup":
+        return _setup(game, ui, button, t, rng, colors)
+    if screen == "handoff":
+        return Step(game, _to(ui, "secret", t, card_choice=0)) if button == "a" else Step(game, ui)
+    if screen == "secret":
+        return _secret(game, ui, button, t)
+    if screen == "play":
+        return _play(game, ui, button, t)
+    if screen == "reveal":
+        return _reveal(game, ui, button, t)
+    if screen == "tiebreak":
+        return Step(game, _to(ui, "handoff", t)) if button == "a" else Step(game, ui)
+    if screen == "game_over":
+        if button in ("a", "start"):
+            return Step(game, _to(ui, "idle", t, last_winners=tuple(game.colors[w] for w in game.winners)))
+        return Step(game, ui)
+    raise ValueError(f"unknown screen {screen!r}")
+
+
+def screen_for(game: GameState, ui: Ui, t: float) -> Ui:
+    """The screen that shows `game` as it now stands: used after each action and on resume."""
+    phase = game.phase
+    if phase == "choose_target":
+        return _to(ui, "handoff", t)
+    if phase == "round_over":
+        return _to(ui, "reveal", t)
+    if phase == "game_over":
+        return _to(ui, "game_over", t)
+    return _to(ui, "play", t, choice=0)
+
+
+# --- screens --------------------------------------------------------------------------------
+
+
+def _idle(game, ui: Ui, button: str, t: float) -> Step:
+    if button in ("start", "a"):
+        return Step(game, _to(ui, "setup", t, setup=replace(ui.setup, item=0)))
+    if button == "b":
+        return Step(game, _to(ui, "brightness", t))
+    return Step(game, ui)
+
+
+def _brightness(game, ui: Ui, button: str, t: float) -> Step:
+    if button in ("up", "right"):
+        return Step(game, replace(ui, brightness=min(1.0, round(ui.brightness + BRIGHTNESS_STEP, 2))))
+    if button in ("down", "left"):
+        return Step(game, replace(ui, brightness=max(MIN_BRIGHTNESS, round(ui.brightness - BRIGHTNESS_STEP, 2))))
+    if button in ("a", "b", "start"):
+        return Step(game, _to(ui, "idle", t))
+    return Step(game, ui)
+
+
+def _resume(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    if button in MOVES:
+        return Step(game, replace(ui, choice=1 - ui.choice))
+    if button != "a":
+        return Step(game, ui)
+    if ui.choice == 0:
+        resumed = screen_for(game, replace(ui, resume_offer=False), t)
+        if resumed.screen == "reveal":  # straight to the scoreboard: the reveal was seen already
+            resumed = replace(resumed, since=t - REVEAL_SCORES_S)
+        return Step(game, resumed)
+    return Step(None, _to(ui, "setup", t, resume_offer=False, setup=replace(ui.setup, item=0)), abandon=True)
+
+
+def _setup(game, ui: Ui, button: str, t: float, rng: random.Random, colors: tuple[str, ...]) -> Step:
+    s = ui.setup
+    item = SETUP_ITEMS[s.item]
+    if button == "up":
+        return Step(game, replace(ui, setup=replace(s, item=max(0, s.item - 1))))
+    if button == "down":
+        return Step(game, replace(ui, setup=replace(s, item=min(len(SETUP_ITEMS) - 1, s.item + 1))))
+    if button in ("left", "right"):
+        return Step(game, replace(ui, setup=_change_setting(s, item, 1 if button == "right" else -1)))
+    if button == "b":
+        if s.item == 0:
+            return Step(game, _to(ui, "idle", t))
+        return Step(game, replace(ui, setup=replace(s, item=s.item - 1)))
+    if button == "a" and item != "start":
+        return Step(game, replace(ui, setup=replace(s, item=s.item + 1)))
+    if button in ("a", "start"):
+        return _start_game(ui, t, rng, colors)
+    return Step(game, ui)
+
+
+def _change_setting(s: SetupChoices, item: str, delta: int) -> SetupChoices:
+    if item == "players":
+        players = min(rules.MAX_PLAYERS, max(rules.MIN_PLAYERS, s.players + delta))
+        giver = s.first_giver if s.first_giver is None or s.first_giver < players else players - 1
+        return replace(s, players=players, first_giver=giver)
+    if item == "variant":
+        variants = rules.VARIANTS
+        return replace(s, variant=variants[(variants.index(s.variant) + delta) % len(variants)])
+    if item == "first_giver":
+        options = [None, *range(s.players)]
+        return replace(s, first_giver=options[(options.index(s.first_giver) + delta) % len(options)])
+    return s
+
+
+def new_game_action(s: SetupChoices, rng: random.Random, colors: tuple[str, ...]) -> NewGame:
+    """The new_game for the set-up choices: a random first giver when none was chosen, and a
+    random seed for the deck (the only randomness, kept in the record from then on)."""
+    giver = s.first_giver if s.first_giver is not None else rng.randrange(s.players)
+    return NewGame(
+        players=s.players, seed=rng.randrange(2**31), first_giver=giver, variant=s.variant,
+        colors=tuple(colors[: s.players]),
+    )
+
+
+def _start_game(ui: Ui, t: float, rng: random.Random, colors: tuple[str, ...]) -> Step:
+    action = new_game_action(ui.setup, rng, colors)
+    game = rules.apply(None, action)
+    return Step(game, _to(ui, "handoff", t, cursor=CENTRE, pending=None), (action,))
+
+
+def _secret(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    if button == "b":
+        return Step(game, _to(ui, "handoff", t))
+    if game.variant == "cards":
+        if button in ("right", "down"):
+            return Step(game, replace(ui, card_choice=(ui.card_choice + 1) % 4))
+        if button in ("left", "up"):
+            return Step(game, replace(ui, card_choice=(ui.card_choice - 1) % 4))
+        target = game.card_cells[ui.card_choice]
+    else:
+        if button in MOVES:
+            return Step(game, replace(ui, cursor=_moved(ui.cursor, button)))
+        target = ui.cursor
+    if button != "a":
+        return Step(game, ui)
+    return _apply(game, replace(ui, cursor=CENTRE), t, ChooseTarget(target))
+
+
+def _play(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    if ui.pending is not None:
+        if button == "b":
+            return Step(game, replace(ui, cursor=ui.pending.cell, pending=None))
+        committed = _apply(game, replace(ui, pending=None), t, Place(ui.pending.cell, ui.pending.player))
+        if committed.game.phase not in ("guess1", "guess2"):
+            return committed  # the press that hands over to the giver or the reveal is used up
+        after = _play(committed.game, committed.ui, button, t)
+        return replace(after, actions=committed.actions + after.actions)
+    phase = game.phase
+    if phase == "clue1":
+        return _apply(game, ui, t, Clue()) if button == "a" else Step(game, ui)
+    if phase == "clue2":
+        if button in MOVES:
+            return Step(game, replace(ui, choice=1 - ui.choice))
+        if button == "a":
+            return _apply(game, ui, t, Clue() if ui.choice == 0 else SkipClue())
+        return Step(game, ui)
+    # guess1 / guess2
+    if button in MOVES:
+        return Step(game, replace(ui, cursor=_moved(ui.cursor, button), refused=None))
+    if button == "a":
+        if game.occupied(ui.cursor):
+            return Step(game, replace(ui, refused=ui.cursor, refused_at=t))
+        return Step(game, replace(ui, pending=Pawn(rules.current_player(game), ui.cursor), refused=None))
+    return Step(game, ui)
+
+
+def _reveal(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    if button != "a":
+        return Step(game, ui)
+    stage = ui.reveal_stage(t)
+    if stage == "frame":
+        return Step(game, replace(ui, since=t - REVEAL_POINTS_S))
+    if stage == "points":
+        return Step(game, replace(ui, since=t - REVEAL_SCORES_S))
+    return _apply(game, replace(ui, cursor=CENTRE), t, Next())
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _apply(game: GameState, ui: Ui, t: float, action: Action) -> Step:
+    new = rules.apply(game, action)
+    shown = screen_for(new, ui, t) if new.phase != game.phase or new.round != game.round else ui
+    if new.phase == "choose_target" and new.tiebreak and not game.tiebreak:
+        shown = _to(ui, "tiebreak", t)
+    return Step(new, shown, (action,))
+
+
+def _to(ui: Ui, screen: str, t: float, **changes) -> Ui:
+    return replace(ui, screen=screen, since=t, choice=changes.pop("choice", 0), refused=None, **changes)
+
+
+def _moved(cell: Cell, button: str) -> Cell:
+    dr, dc = MOVES[button]
+    return Cell(min(ROWS - 1, max(0, cell.row + dr)), min(COLS - 1, max(0, cell.col + dc)))

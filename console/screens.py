@@ -1,0 +1,244 @@
+"""The full-canvas screens: everything the panel shows when it is not showing the board.
+
+Each screen draws onto a black frame in the 32 x 16 area at the top left (larger canvases keep
+the rest black, like the board screens), from the game state, the UI state and the time only.
+They are drawn for a table of people a metre or two away: few words, big colour swatches, one
+thing changing at a time. `render.render` picks the screen; these functions only draw.
+
+A player is shown by their pawn colour. Black cannot be lit, so a black player's swatch is a
+grey checkerboard and black text or icons are drawn in grey (`ink`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from console import font
+from console.palette import PAWN_COLORS
+from console.rules import DEFAULT_COLOR_NAMES, GameState
+from console.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
+from hal.frame import BLACK, RGB, Frame
+
+PANEL_W, PANEL_H = 32, 16
+WHITE: RGB = (255, 255, 255)
+GREY: RGB = (90, 90, 90)  # labels, choices not taken, the other page dots
+BLACK_INK: RGB = (100, 100, 100)  # a black player, who cannot be lit
+FAINT: RGB = (22, 22, 22)
+GOLD: RGB = (255, 170, 0)
+GREEN: RGB = (0, 220, 0)
+TILE_H = 7  # a text line with a pixel of colour above and below
+
+
+def blink(t: float, hz: float, duty: float = 0.5) -> bool:
+    """True in the first `duty` part of each period of a `hz` blink."""
+    return (t * hz) % 1.0 < duty
+
+
+def ink(color: str) -> RGB:
+    """The colour to draw a player's text or icon in (grey for black, which cannot be lit)."""
+    rgb = PAWN_COLORS[color]
+    return BLACK_INK if rgb == BLACK else rgb
+
+
+def fill_rect(frame: Frame, x: int, y: int, w: int, h: int, rgb: RGB) -> None:
+    """A solid rectangle, clipped to the frame."""
+    x0, x1 = max(0, x), min(frame.width, x + w)
+    if x0 >= x1:
+        return
+    row = bytes(rgb) * (x1 - x0)
+    px = frame.pixels
+    for yy in range(max(0, y), min(frame.height, y + h)):
+        i = (yy * frame.width + x0) * 3
+        px[i : i + len(row)] = row
+
+
+def swatch(frame: Frame, x: int, y: int, w: int, h: int, color: str) -> None:
+    """A block of a player's colour; a black player's is a grey checkerboard."""
+    rgb = PAWN_COLORS[color]
+    if rgb != BLACK:
+        fill_rect(frame, x, y, w, h, rgb)
+        return
+    for yy in range(max(0, y), min(frame.height, y + h)):
+        for xx in range(max(0, x), min(frame.width, x + w)):
+            frame.set(xx, yy, BLACK_INK if (xx + yy) % 2 == 0 else BLACK)
+
+
+def centred_text(frame: Frame, y: int, text: str, rgb: RGB, x0: int = 0, w: int = PANEL_W) -> None:
+    font.draw_text(frame, x0 + (w - font.text_width(text)) // 2, y, text, rgb)
+
+
+def _arrows(frame: Frame, y: int, rgb: RGB) -> None:
+    """Small left and right pointers at the panel's sides: left/right changes this value."""
+    for dy, xs in ((0, (1,)), (1, (0, 1)), (2, (1,))):
+        for dx in xs:
+            frame.set(dx, y + dy, rgb)
+            frame.set(PANEL_W - 1 - dx, y + dy, rgb)
+
+
+def _page_dots(frame: Frame, y: int, count: int, current: int) -> None:
+    """`count` dots centred on row y, the current one white: where in a sequence we are."""
+    if count < 2:
+        return
+    x = (PANEL_W - (2 * count - 1)) // 2
+    for i in range(count):
+        frame.set(x + 2 * i, y, WHITE if i == current else GREY)
+
+
+# --- start-up screens ---------------------------------------------------------------------------
+
+
+def resume(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+    """RESUME? over two choices, GO (0: carry on) and NEW (1: a new game); the chosen one lit."""
+    centred_text(frame, 1, "RESUME?", WHITE)
+    for i, word in enumerate(("GO", "NEW")):
+        x0 = i * PANEL_W // 2
+        chosen = ui.choice == i
+        centred_text(frame, 8, word, WHITE if chosen else GREY, x0, PANEL_W // 2)
+        if chosen:
+            width = font.text_width(word) + 2
+            fill_rect(frame, x0 + (PANEL_W // 2 - width) // 2, 14, width, 1, GOLD)
+
+
+_SETUP_LABELS = {"players": "PLAYERS", "variant": "MODE", "first_giver": "FIRST", "start": "READY"}
+
+
+def setup(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+    """One set-up item at a time: its label, its value between left/right pointers, and a row of
+    dots saying which of the items this is."""
+    s = ui.setup
+    item = SETUP_ITEMS[s.item]
+    centred_text(frame, 0, _SETUP_LABELS[item], GREY)
+    if item == "players":
+        centred_text(frame, 6, str(s.players), WHITE)
+        x = (PANEL_W - (3 * s.players - 1)) // 2
+        for i, color in enumerate(DEFAULT_COLOR_NAMES[: s.players]):
+            swatch(frame, x + 3 * i, 12, 2, 2, color)
+    elif item == "variant":
+        centred_text(frame, 7, "CARDS" if s.variant == "cards" else "FREE", WHITE)
+    elif item == "first_giver":
+        if s.first_giver is None:
+            centred_text(frame, 7, "RND", WHITE)
+        else:
+            swatch(frame, PANEL_W // 2 - 4, 6, 8, 6, DEFAULT_COLOR_NAMES[s.first_giver])
+    else:
+        centred_text(frame, 7, "GO", GREEN if blink(t - ui.since, 1.0, 0.7) else WHITE)
+    if item != "start":
+        _arrows(frame, 8, GREY)
+    _page_dots(frame, 15, len(SETUP_ITEMS), s.item)
+
+
+# --- a round's screens --------------------------------------------------------------------------
+
+
+def handoff(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+    """Pass the controls to the cue giver: an arrow sliding towards the giver's colour."""
+    swatch(frame, 19, 2, 11, 12, state.colors[state.giver])
+    step = int((t - ui.since) * 6) % 10
+    font.draw_icon(frame, 2 + step, 5, "pass", WHITE)
+
+
+def tiebreak(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+    """TIE and, below it, the colours of the players who play it off."""
+    centred_text(frame, 1, "TIE", GOLD if blink(t - ui.since, 1.0, 0.7) else WHITE)
+    tied = state.tied
+    x = (PANEL_W - (3 * len(tied) - 1)) // 2
+    for i, player in enumerate(tied):
+        swatch(frame, x + 3 * i, 8, 2, 6, state.colors[player])
+
+
+def points(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+    """Each player's points for the round just scored, "+N" on their colour, in seat order."""
+    entries = [(state.colors[p], f"+{n}") for p, n in enumerate(state.last_round_points)]
+    pages = _pages(entries)
+    page_s = (REVEAL_SCORES_S - REVEAL_POINTS_S) / len(pages)
+    _show_page(frame, pages, int((t - ui.since - REVEAL_POINTS_S) / page_s))
+
+
+def scores(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+    """The scoreboard, leader first: each total on its colour, paged when it does not fit."""
+    order = sorted(range(state.players), key=lambda p: (-state.scores[p], p))
+    pages = _pages([(state.colors[p], str(state.scores[p])) for p in order])
+    _show_page(frame, pages, int((t - ui.since - REVEAL_SCORES_S) / SCOREBOARD_PAGE_S))
+
+
+def tile(frame: Frame, x: int, y: int, color: str, text: str) -> None:
+    """A player's colour as a block with `text` cut out of it in black: a colour a glance
+    finds, and a number that cannot be misread as part of a neighbouring one."""
+    fill_rect(frame, x, y, font.text_width(text) + 2, TILE_H, ink(color))
+    font.draw_text(frame, x + 1, y + 1, text, BLACK)
+
+
+def _pages(entries: list[tuple[str, str]]) -> list[list[tuple[int, int, str, str]]]:
+    """(x, y, colour, text) tiles laid out in centred lines, two lines a page."""
+    lines: list[list[tuple[int, str, str]]] = []
+    x = PANEL_W + 1
+    for color, text in entries:
+        w = font.text_width(text) + 2
+        if x + w > PANEL_W:
+            lines.append([])
+            x = 0
+        lines[-1].append((x, color, text))
+        x += w + 1
+    pages = []
+    for first in range(0, len(lines), 2):
+        page = []
+        for n, line in enumerate(lines[first : first + 2]):
+            last_x, _, last_text = line[-1]
+            shift = (PANEL_W - (last_x + font.text_width(last_text) + 2)) // 2
+            page += [(x + shift, n * (TILE_H + 1), color, text) for x, color, text in line]
+        pages.append(page)
+    return pages
+
+
+def _show_page(frame: Frame, pages: list[list[tuple[int, int, str, str]]], page: int) -> None:
+    page = max(0, page) % len(pages)
+    for x, y, color, text in pages[page]:
+        tile(frame, x, y, color, text)
+    _page_dots(frame, PANEL_H - 1, len(pages), page)
+
+
+# --- the end and the host's menu ----------------------------------------------------------------
+
+
+def game_over(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+    """Ripples in the winners' colours spread from the middle behind a crown and the winners'
+    colours; joint winners take turns in the ripples."""
+    colors = tuple(ink(state.colors[w]) for w in state.winners) or (GOLD,)
+    step = int((t - ui.since) * RIPPLE_SPEED) % (RIPPLE_SPACING * len(colors))
+    ripple, width = _ripple(colors, step), PANEL_W * 3
+    for y in range(PANEL_H):
+        i = y * frame.width * 3
+        frame.pixels[i : i + width] = ripple[y * width : (y + 1) * width]
+    fill_rect(frame, 8, 0, 16, PANEL_H, BLACK)
+    font.draw_icon(frame, 13, 1, "crown", GOLD)
+    n = len(state.winners)
+    w = 3 if 4 * n - 1 <= 14 else 2
+    x = (PANEL_W - ((w + 1) * n - 1)) // 2
+    for i, player in enumerate(state.winners):
+        swatch(frame, x + (w + 1) * i, 8, w, 6, state.colors[player])
+
+
+RIPPLE_SPEED = 6.0  # pixels a second
+RIPPLE_SPACING = 4
+
+
+@lru_cache(maxsize=64)
+def _ripple(colors: tuple[RGB, ...], step: int) -> bytes:
+    """The 32x16 ripple background `step` pixels on: diamond rings, every RIPPLE_SPACING pixels,
+    half bright, each ring in the next winner's colour."""
+    out = bytearray()
+    for y in range(PANEL_H):
+        for x in range(PANEL_W):
+            wave = abs(x - 15.5) + 2 * abs(y - 7.5) - step
+            ring, within = divmod(wave, RIPPLE_SPACING)
+            lit = within < RIPPLE_SPACING / 2
+            out += bytes(v // 2 for v in colors[int(ring) % len(colors)]) if lit else bytes(3)
+    return bytes(out)
+
+
+def brightness(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+    """The brightness ceiling in percent and as a bar (up/right brighter, down/left dimmer)."""
+    centred_text(frame, 1, str(round(ui.brightness * 100)), WHITE)
+    filled = round(ui.brightness * (PANEL_W - 2))
+    fill_rect(frame, 1, 10, PANEL_W - 2, 4, FAINT)
+    fill_rect(frame, 1, 10, filled, 4, WHITE)

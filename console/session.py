@@ -1,0 +1,191 @@
+"""The commands that run the console or one of its parts: play (panel or terminal), the headless
+simulator, render and palette. Each turns config and files into running parts and back into
+exit statuses; the console itself lives in app, controller and render.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import random
+import signal
+
+from console.board import ALL_CELLS
+from console.app import ConsoleApp, InputSource, run_realtime, run_virtual
+from console.cli import UsageError, read_text, write_output
+from console.config import Config, load_config
+from console.controller import screen_for
+from console.palette import board_colors
+from console.record import replay_record, state_json
+from console.render import render
+from console.store import GameStore
+from console.ui import Ui
+from console.wiring import SIMULATORS, build_app, build_output, gpio_input, resolve_driver_name
+from hal.drivers import DriverError
+from hal.frame import Frame
+from hal.inputs.events import EventQueue, InputConfigError
+from hal.inputs.script import ScriptError, ScriptInput, Step, parse_script
+from hal.png import encode_png
+
+
+def open_store(config_path: str | None) -> GameStore:
+    config = load_config(config_path)
+    return GameStore(config.store.url, prefix=config.store.prefix)
+
+
+def play(config_path: str | None, simulator: bool) -> int:
+    """The console in real time until quit (q), SIGTERM or the shutdown hold."""
+    config = load_config(config_path)
+    name = "sim-terminal" if simulator else resolve_driver_name(config.driver.name)
+    if name in ("sim-headless", "sim-png"):
+        raise UsageError(f"the {name} driver needs `hues-console sim --headless --script FILE`")
+    try:
+        app = _interactive_app(config, name)
+    except (DriverError, InputConfigError) as exc:
+        raise UsageError(str(exc)) from None
+    with closing_app(app):
+        run_realtime(app, config.display.fps)
+    return 0
+
+
+def _interactive_app(config: Config, name: str) -> ConsoleApp:
+    if name in SIMULATORS:
+        app = build_app(config, name, lambda events: [open_keyboard(events)])
+        app.hint = getattr(app.driver, "status_line", None)
+        return app
+    return build_app(config, name, lambda events: [gpio_input(config, events)])
+
+
+def open_keyboard(events: EventQueue) -> InputSource:
+    """The terminal's keys as input, in cbreak mode until closed (also at exit, after a crash)."""
+    from hal.inputs.keyboard import KeyboardInput, TerminalError
+
+    try:
+        keyboard = KeyboardInput(events)
+    except TerminalError as exc:
+        raise UsageError(str(exc)) from None
+    keyboard.open()
+    atexit.register(keyboard.close)  # the terminal comes back even after a crash
+    return keyboard
+
+
+class closing_app:
+    """Clear the panel, flush the store and restore the terminal on exit, Ctrl-C or SIGTERM.
+
+    Works for any app with `running`, `sources` and `close()` (the console, the wiring check).
+    """
+
+    def __init__(self, app: ConsoleApp):
+        self.app = app
+
+    def __enter__(self):
+        def stop(signum, frame):
+            self.app.running = False
+
+        signal.signal(signal.SIGTERM, stop)
+        return self.app
+
+    def __exit__(self, *exc_info):
+        try:
+            self.app.close()
+        finally:
+            for source in self.app.sources:
+                close = getattr(source, "close", None)
+                if close is not None:
+                    close()
+        return exc_info[0] is KeyboardInterrupt
+
+
+def run_headless(config_path: str | None, script_path: str, png: str | None,
+                 state_json_path: str | None, seed: int) -> int:
+    """`sim --headless --script FILE`: the inputs on a virtual clock, as fast as the CPU allows."""
+    config = load_config(config_path)
+    steps = load_script(script_path)
+    scripts: list[ScriptInput] = []
+
+    def sources(events):
+        scripts.append(script_source(config, steps, events))
+        return scripts
+
+    app = build_app(config, "sim-headless", sources, rng=random.Random(seed))
+    try:
+        run_virtual(app, config.display.fps, lambda: scripts[0].done)
+        frame = app.driver.last_frame
+        game = app.game
+    finally:
+        app.close()
+    if png and frame is not None:
+        write_output(png, encode_png(frame))
+    if state_json_path:
+        if game is None:
+            raise UsageError(f"{script_path}: the script never started a game, so there is no state to write")
+        write_output(state_json_path, json.dumps(state_json(game)) + "\n")
+    return 0
+
+
+def load_script(path: str) -> tuple[Step, ...]:
+    """The steps of the input script at `path`; a bad line is a UsageError naming file and line."""
+    try:
+        return parse_script(read_text(path), path)
+    except ScriptError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def script_source(config: Config, steps: tuple[Step, ...], events: EventQueue) -> ScriptInput:
+    """Script steps played on the app's frame grid, auto-repeating as the configured joystick."""
+    inp = config.input
+    return ScriptInput(steps, events, 1 / config.display.fps, inp.repeat_delay_ms / 1000,
+                       inp.repeat_rate_hz)
+
+
+def render_record(config_path: str | None, record_path: str, t: float, json_out: str | None,
+                  png_out: str | None) -> int:
+    """The frame a record's final state shows at animation time t (its screen started at 0)."""
+    config = load_config(config_path)
+    game = replay_record(read_text(record_path), record_path)
+    ui = screen_for(game, Ui(), 0.0)
+    stage, driver = build_output(config, "sim-headless")
+    frame = render(game, ui, t, stage.layout.width, stage.layout.height)
+    if png_out:
+        write_output(png_out, encode_png(frame))
+    if json_out or not png_out:
+        text = json.dumps({"width": frame.width, "height": frame.height, "pixels": frame.rows()})
+        if json_out in (None, "-"):
+            print(text)
+        else:
+            write_output(json_out, text + "\n")
+    return 0
+
+
+def print_palette(config_path: str | None, as_json: bool) -> int:
+    """Per cell: its sRGB colour and the LED drive values at the brightness the configured power
+    limit allows for the whole board."""
+    config = load_config(config_path)
+    stage, _ = build_output(config, "sim-headless")
+    leds, brightness = board_led_values(stage)
+    cells = [
+        {"cell": str(cell), "rgb": list(board_colors()[cell.index]), "led": list(led)}
+        for cell, led in zip(ALL_CELLS, leds)
+    ]
+    if as_json:
+        print(json.dumps({"brightness": brightness, "cells": cells}))
+        return 0
+    print(f"board at brightness {brightness:.3f} (after the power limit)")
+    for c in cells:
+        r, g, b = c["rgb"]
+        print(f"{c['cell']:>4}  #{r:02x}{g:02x}{b:02x}  led {c['led'][0]:3} {c['led'][1]:3} {c['led'][2]:3}")
+    return 0
+
+
+def board_led_values(stage) -> tuple[list[tuple[int, int, int]], float]:
+    """The drive values of the 480 cells when the whole board is shown, and that brightness."""
+    layout = stage.layout
+    frame = Frame(layout.width, layout.height)
+    for cell in ALL_CELLS:
+        frame.set(cell.col, cell.row, board_colors()[cell.index])
+    leds = stage.process(frame)
+    values = []
+    for cell in ALL_CELLS:
+        i = 3 * layout.chain_index[cell.row * layout.width + cell.col]
+        values.append((leds[i], leds[i + 1], leds[i + 2]))
+    return values, stage.last_brightness

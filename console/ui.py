@@ -1,0 +1,71 @@
+"""UI-only state: what the controller keeps beside the game state, and the renderer draws.
+
+Nothing here is part of the game record: a cursor position or an open menu may be lost in a
+power cut; the game itself never is. The screens, in the order a party meets them:
+
+- `idle`: the board slowly animating (and the last winners); Start opens set-up, B brightness.
+- `resume`: an unfinished game was found at start: resume (default) or start a new one.
+- `setup`: number of players, variant, who gives the first cue, confirm.
+- `handoff`: "pass to <giver>, others look away" before the secret target is chosen.
+- `secret`: the giver chooses the target (the card's cells blink, the rest dims).
+- `play`: clue and guessing phases; the rules state's phase says which.
+- `reveal`: the round was scored: frame, target, round points, scoreboard, in that order.
+- `tiebreak`: tie-break rounds are about to start (the tied players shown).
+- `game_over`: the winner's colour in celebration.
+- `brightness`: a small menu to turn the panel up or down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from console.board import Cell
+from console.rules import Pawn
+
+SCREENS = (
+    "idle", "resume", "setup", "handoff", "secret", "play", "reveal", "tiebreak", "game_over",
+    "brightness",
+)
+SETUP_ITEMS = ("players", "variant", "first_giver", "start")
+CENTRE = Cell(7, 14)
+
+# Reveal timeline, in seconds after the round is scored (A skips to the next stage).
+REVEAL_FRAME_S = 0.0  # the scoring frame flashes around the target, the target blinks
+REVEAL_POINTS_S = 3.0  # each player's points for the round
+REVEAL_SCORES_S = 6.0  # the scoreboard, paged every SCOREBOARD_PAGE_S when it does not fit
+SCOREBOARD_PAGE_S = 2.5
+
+
+@dataclass(frozen=True)
+class SetupChoices:
+    players: int = 4
+    variant: str = "cards"
+    first_giver: int | None = None  # None: chosen at random when the game starts
+    item: int = 0  # index into SETUP_ITEMS
+
+
+@dataclass(frozen=True)
+class Ui:
+    screen: str = "idle"
+    since: float = 0.0  # when this screen (or reveal stage skip) started, on the app's clock
+    cursor: Cell = CENTRE
+    card_choice: int = 0  # which of the card's 4 cells the giver is on
+    choice: int = 0  # a two-way menu: resume (0) / new (1); second clue (0) / pass (1)
+    setup: SetupChoices = field(default_factory=SetupChoices)
+    pending: Pawn | None = None  # placed, not yet committed: B takes it back
+    refused: Cell | None = None  # an occupied cell the player tried: a visible "no"
+    refused_at: float = -1.0
+    brightness: float = 1.0  # the ceiling the host set (the limiter may still lower it)
+    last_winners: tuple[str, ...] = ()  # colours of the last game's winners, for the idle screen
+    store_online: bool = True
+    resume_offer: bool = False  # an unfinished game is waiting in the store
+    hold_progress: float = 0.0  # 0..1 while the shutdown button is held
+
+    def reveal_stage(self, t: float) -> str:
+        """`frame`, `points` or `scores`: where the reveal animation is at time t."""
+        elapsed = t - self.since
+        if elapsed >= REVEAL_SCORES_S:
+            return "scores"
+        if elapsed >= REVEAL_POINTS_S:
+            return "points"
+        return "frame"

@@ -1,0 +1,104 @@
+"""From a checked configuration to the running parts: layout, output stage, driver, inputs, store.
+
+This is the one place that knows which hal classes go with which configuration keys, so the
+app loop itself only sees small interfaces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
+
+from console.app import ConsoleApp, InputSource, Shutdown
+from console.config import Config
+from console.store import GameStore
+from hal.drivers import Driver, make_driver
+from hal.inputs.events import EventQueue
+from hal.layout import Layout
+from hal.output import OutputStage
+
+DEVICE_MODEL = Path("/proc/device-tree/model")
+SIMULATORS = ("sim-terminal", "sim-headless", "sim-png")
+
+
+def resolve_driver_name(name: str, model_path: Path = DEVICE_MODEL) -> str:
+    """`auto`: leds-dev on a Raspberry Pi 5, ws281x on an older Pi, else the terminal simulator."""
+    if name != "auto":
+        return name
+    try:
+        model = model_path.read_text(errors="replace")
+    except OSError:
+        return "sim-terminal"
+    if "Raspberry Pi 5" in model:
+        return "leds-dev"
+    return "ws281x" if "Raspberry Pi" in model else "sim-terminal"
+
+
+def driver_settings_for(config: Config, name: str) -> dict:
+    """The configuration section of one driver as plain settings (the leds-dev pin only matters
+    to the installer's overlay line, not to the driver)."""
+    section = {"ws281x": "ws281x", "leds-dev": "leds_dev", "sim-headless": "sim_headless",
+               "sim-png": "sim_png"}.get(name)
+    if section is None:
+        return {}
+    settings = dataclasses.asdict(getattr(config.driver, section))
+    if name == "leds-dev":
+        del settings["pin"]
+    return settings
+
+
+def build_output(config: Config, driver_name: str) -> tuple[OutputStage, Driver]:
+    layout = Layout(config.panel)
+    driver = make_driver(driver_name, driver_settings_for(config, driver_name), layout)
+    stage = OutputStage(
+        layout,
+        brightness=config.display.brightness,
+        gamma=config.display.gamma,
+        power=config.power,
+        apply_gamma=not driver.applies_own_gamma,
+    )
+    return stage, driver
+
+
+def gpio_input(config: Config, events: EventQueue, pin_factory=None,
+               clock: Callable[[], float] = time.monotonic) -> InputSource:
+    from hal.inputs.gpio import GpioInput
+
+    inp = config.input
+    return GpioInput(
+        dataclasses.asdict(inp.pins), events, clock=clock, pull_up=inp.pull_up, bounce_s=inp.bounce_ms / 1000,
+        repeat_delay_s=inp.repeat_delay_ms / 1000, repeat_rate_hz=inp.repeat_rate_hz,
+        pin_factory=pin_factory,
+    )
+
+
+def systemctl_poweroff() -> None:
+    subprocess.run(["systemctl", "poweroff"], check=False)
+
+
+def build_app(
+    config: Config,
+    driver_name: str,
+    sources: Callable[[EventQueue], list[InputSource]],
+    *,
+    store: GameStore | None = None,
+    rng=None,
+    hint: Callable[[str], None] | None = None,
+) -> ConsoleApp:
+    """The whole console for one driver; `sources` makes the input sources on the shared queue."""
+    events = EventQueue()
+    stage, driver = build_output(config, driver_name)
+    shut = config.input.shutdown
+    on_hardware = driver_name not in SIMULATORS
+    return ConsoleApp(
+        stage, driver, events, sources(events),
+        store if store is not None else GameStore(config.store.url, prefix=config.store.prefix),
+        colors=config.players.colors,
+        rng=rng,
+        shutdown=Shutdown(shut.button, shut.hold_s,
+                          systemctl_poweroff if (shut.enabled and on_hardware) else None),
+        hint=hint,
+    )

@@ -1,0 +1,148 @@
+"""The app loop with real gpiozero Buttons on MockFactory pins, an injected clock, a headless panel
+and an in-memory store: shutdown hold, brightness kept across restarts, resume, frames pushed
+only when they change."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from console.app import ConsoleApp, Shutdown
+from console.config import load_config
+from console.record import action_to_json
+from console.rules import ChooseTarget, Clue, NewGame
+from console.store import GameStore
+from console.wiring import build_output, gpio_input
+from hal.inputs.events import EventQueue
+from tests.gameplay import c
+
+PERIOD = 1 / 60
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def config(tmp_path):
+    return load_config(None, environ={}, etc_path=str(tmp_path / "none.yaml"))
+
+
+@pytest.fixture
+def factory():
+    f = MockFactory()
+    yield f
+    f.reset()
+
+
+def make_app(config, factory, clock, store, poweroff=None):
+    stage, driver = build_output(config, "sim-headless")
+    events = EventQueue()
+    gpio = gpio_input(config, events, pin_factory=factory, clock=clock)
+    app = ConsoleApp(stage, driver, events, [gpio], store, colors=config.players.colors,
+                     rng=random.Random(0), shutdown=Shutdown("start", 5.0, poweroff))
+    return app, gpio
+
+
+def run_until(app, clock, t_end):
+    while clock.now < t_end:
+        app.tick(clock.now)
+        clock.now = round(clock.now + PERIOD, 6)
+
+
+def press(factory, pin):
+    factory.pin(pin).drive_low()
+
+
+def release(factory, pin):
+    factory.pin(pin).drive_high()
+
+
+def test_holding_start_five_seconds_clears_the_panel_flushes_and_powers_off(config, factory):
+    clock, calls = FakeClock(), []
+    store = GameStore("memory://")
+    app, gpio = make_app(config, factory, clock, store, poweroff=lambda: calls.append("off"))
+    app.start(0.0)
+    start_pin = config.input.pins.start
+    run_until(app, clock, 0.5)
+    press(factory, start_pin)
+    run_until(app, clock, 4.9)
+    assert app.running and 0.8 < app.ui.hold_progress < 1.0
+    run_until(app, clock, 5.6)
+    assert not app.running and app.powering_off
+    app.close()
+    gpio.close()
+    assert calls == ["off"]
+    assert app.driver.last_frame is None or not any(app.driver.last_frame.pixels)
+
+
+def test_a_short_start_press_opens_set_up_and_never_powers_off(config, factory):
+    clock, calls = FakeClock(), []
+    app, gpio = make_app(config, factory, clock, GameStore("memory://"), poweroff=lambda: calls.append("off"))
+    app.start(0.0)
+    press(factory, config.input.pins.start)
+    run_until(app, clock, 0.3)
+    release(factory, config.input.pins.start)
+    run_until(app, clock, 8.0)
+    gpio.close()
+    assert app.running and app.ui.screen == "setup" and app.ui.hold_progress == 0.0 and calls == []
+
+
+def test_the_simulator_has_no_power_off(config, factory):
+    clock = FakeClock()
+    app, gpio = make_app(config, factory, clock, GameStore("memory://"), poweroff=None)
+    app.start(0.0)
+    press(factory, config.input.pins.start)
+    run_until(app, clock, 7.0)
+    gpio.close()
+    assert app.running and not app.powering_off
+
+
+def test_brightness_menu_is_kept_in_the_store_across_restarts(config, factory):
+    clock = FakeClock()
+    store = GameStore("memory://")
+    app, gpio = make_app(config, factory, clock, store)
+    app.start(0.0)
+    pins = config.input.pins
+    for pin in (pins.b, pins.down, pins.down, pins.down):
+        press(factory, pin)
+        run_until(app, clock, clock.now + 0.1)
+        release(factory, pin)
+        run_until(app, clock, clock.now + 0.1)
+    gpio.close()
+    assert app.ui.screen == "brightness" and app.stage.brightness == pytest.approx(0.7, abs=0.01)
+    again, gpio = make_app(config, factory, clock, store)
+    again.start(clock.now)
+    gpio.close()
+    assert again.stage.brightness == pytest.approx(0.7, abs=0.01)
+
+
+def test_an_unfinished_game_is_offered_for_resume_and_comes_back(config, factory):
+    store = GameStore("memory://")
+    store.start_game(action_to_json(NewGame(4, seed=3, variant="free")))
+    for action in (ChooseTarget(c("H15")), Clue()):
+        store.append(action_to_json(action))
+    clock = FakeClock()
+    app, gpio = make_app(config, factory, clock, store)
+    app.start(0.0)
+    assert app.ui.screen == "resume" and app.game.phase == "guess1"
+    press(factory, config.input.pins.a)
+    run_until(app, clock, 0.2)
+    gpio.close()
+    assert app.ui.screen == "play" and app.game.phase == "guess1" and app.game.target == c("H15")
+
+
+def test_frames_are_pushed_only_when_they_change(config, factory):
+    clock = FakeClock()
+    app, gpio = make_app(config, factory, clock, GameStore("memory://"))
+    app.start(0.0)
+    app.ui = app.ui.__class__(screen="brightness", since=0.0)  # a still screen
+    run_until(app, clock, 2.0)
+    gpio.close()
+    assert app.stats.frames_pushed <= 2
