@@ -58,6 +58,7 @@ class ConsoleApp:
         rng: random.Random | None = None,
         shutdown: Shutdown | None = None,
         hint: Callable[[str], None] | None = None,
+        journal: Callable[[str, Any], None] | None = None,
     ):
         self.stage = stage
         self.driver = driver
@@ -68,6 +69,7 @@ class ConsoleApp:
         self.rng = rng or random.Random()
         self.shutdown = shutdown or Shutdown()
         self.hint = hint
+        self.journal = journal or (lambda kind, what: None)  # ("stored", action) / ("resumed", record)
         self.game: GameState | None = None
         self.ui = Ui()
         self.stats = AppStats()
@@ -85,7 +87,7 @@ class ConsoleApp:
         if isinstance(brightness, (int, float)) and 0 < brightness <= 1:
             self.stage.set_brightness(brightness)
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
-                     last_winners=self._last_winners())
+                     last_winners=self._last_winners(), colors=self.colors)
         found = self.store.unfinished()
         if found is None:
             return
@@ -100,6 +102,7 @@ class ConsoleApp:
             self.store.finish(self.summary())
             self.game = None
             return
+        self.journal("resumed", record)
         self.ui = replace(self.ui, screen="resume", resume_offer=True, choice=0)
 
     def _last_winners(self) -> tuple[str, ...]:
@@ -128,14 +131,16 @@ class ConsoleApp:
         if event.kind == RELEASE:
             return
         before_game, before_ui = self.game, self.ui
-        step = controller.handle(self.game, self.ui, event.button, now, self.rng, self.colors)
+        step = controller.handle(self.game, self.ui, event.button, now, self.rng)
         if step.abandon:
             self.store.abandon()
         for action in step.actions:
+            stored = action_to_json(action)
             if isinstance(action, NewGame):
-                self.store.start_game(action_to_json(action))
+                self.store.start_game(stored)
             else:
-                self.store.append(action_to_json(action))
+                self.store.append(stored)
+            self.journal("stored", stored)
         self.game, self.ui = step.game, step.ui
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)

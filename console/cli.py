@@ -61,7 +61,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         if not args.script:
             raise UsageError("sim --headless needs --script FILE (the inputs to play)")
         return run_headless(args.config, args.script, png=args.png, state_json_path=args.state_json,
-                            seed=args.seed)
+                            seed=args.seed, report_actions=args.report_actions)
     if args.script or args.png or args.state_json:
         raise UsageError("--script, --png and --state-json go with sim --headless")
     return play(args.config, simulator=True)
@@ -126,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--png", metavar="OUT", help="write the last frame as a PNG")
     p.add_argument("--state-json", metavar="OUT", help="write the game state as the replay JSON")
     p.add_argument("--seed", type=int, default=0, help="seed for random choices (first cue giver, deck)")
+    p.add_argument("--report-actions", action="store_true",
+                   help="print each game action as JSON when it is stored (for tests and tooling)")
     p.set_defaults(run=cmd_sim)
 
     p = command("replay", "replay a game record (JSON lines) and print where it ends")

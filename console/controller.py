@@ -39,10 +39,9 @@ def handle(
     button: str,
     t: float,
     rng: random.Random,
-    colors: tuple[str, ...] = rules.DEFAULT_COLOR_NAMES,
 ) -> Step:
     """One press (or auto-repeat) of `button` at time t. `rng` picks a random first cue giver and
-    the deck's seed; `colors` are the configured pawn colours, in seat order."""
+    the deck's seed."""
     screen = ui.screen
     if screen == "idle":
         return _idle(game, ui, button, t)
@@ -51,7 +50,7 @@ def handle(
     if screen == "resume":
         return _resume(game, ui, button, t)
     if screen == "setup":
-        return _setup(game, ui, button, t, rng, colors)
+        return _setup(game, ui, button, t, rng)
     if screen == "handoff":
         return Step(game, _to(ui, "secret", t, card_choice=0)) if button == "a" else Step(game, ui)
     if screen == "secret":
@@ -115,7 +114,7 @@ def _resume(game: GameState, ui: Ui, button: str, t: float) -> Step:
     return Step(None, _to(ui, "setup", t, resume_offer=False, setup=replace(ui.setup, item=0)), abandon=True)
 
 
-def _setup(game, ui: Ui, button: str, t: float, rng: random.Random, colors: tuple[str, ...]) -> Step:
+def _setup(game, ui: Ui, button: str, t: float, rng: random.Random) -> Step:
     s = ui.setup
     item = SETUP_ITEMS[s.item]
     if button == "up":
@@ -131,7 +130,7 @@ def _setup(game, ui: Ui, button: str, t: float, rng: random.Random, colors: tupl
     if button == "a" and item != "start":
         return Step(game, replace(ui, setup=replace(s, item=s.item + 1)))
     if button in ("a", "start"):
-        return _start_game(ui, t, rng, colors)
+        return _start_game(ui, t, rng)
     return Step(game, ui)
 
 
@@ -159,8 +158,8 @@ def new_game_action(s: SetupChoices, rng: random.Random, colors: tuple[str, ...]
     )
 
 
-def _start_game(ui: Ui, t: float, rng: random.Random, colors: tuple[str, ...]) -> Step:
-    action = new_game_action(ui.setup, rng, colors)
+def _start_game(ui: Ui, t: float, rng: random.Random) -> Step:
+    action = new_game_action(ui.setup, rng, ui.colors)
     game = rules.apply(None, action)
     return Step(game, _to(ui, "handoff", t, cursor=CENTRE, pending=None), (action,))
 

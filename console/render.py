@@ -37,7 +37,7 @@ from functools import lru_cache
 from console import font, screens
 from console.board import COLS, ROWS, Cell, cells_within, distance
 from console.palette import PAWN_COLORS, board_colors
-from console.rules import DEFAULT_COLOR_NAMES, GameState, Pawn, current_player
+from console.rules import GameState, Pawn, current_player
 from console.screens import WHITE, blink, fill_rect, ink, swatch
 from console.ui import Ui
 from hal.frame import BLACK, RGB, Frame
@@ -47,6 +47,7 @@ CURSOR_HZ = 4.0  # the crosshair's arms swap white and black
 ACT_HZ = 2.0  # the acting player's swatch in the status columns
 CARD_HZ = 2.0  # the card's cells on the secret screen
 REFUSED_S = 0.6  # how long the red "no" cross stays
+RING_HZ, TARGET_HZ = 2.0, 3.0  # the reveal: the scoring ring flashes, the target blinks faster
 WARN_HZ = 2.0
 IDLE_WAVE_S = 8.0  # one brightness wave across the idle board
 IDLE_STEPS = 64  # cached frames per wave
@@ -305,12 +306,12 @@ def _reveal_frame(state: GameState, ui: Ui, t: float, width: int, height: int) -
     target = state.target_revealed
     if target is not None:
         since = t - ui.since
-        if blink(since, 2.0, 0.6):
+        if blink(since, RING_HZ, 0.6):
             for cell in cells_within(target, 2):
                 if distance(cell, target) == 2:
                     i = (cell.row * width + cell.col) * 3
                     pixels[i : i + 3] = _contrast(base[i : i + 3])
-        if blink(since, 3.0):
+        if blink(since, TARGET_HZ):
             i = (target.row * width + target.col) * 3
             pixels[i : i + 3] = _contrast(base[i : i + 3])
     _draw_pawns(pixels, width, state.pawns, state.colors, t)
@@ -403,7 +404,7 @@ def _setup_hint(ui: Ui) -> str:
         rule = "targets from a drawn card" if s.variant == "cards" else "any cell can be the target"
         return f"Set-up: {s.variant} variant, {rule} {keys}"
     if s.item == 2:
-        first = "a random player" if s.first_giver is None else DEFAULT_COLOR_NAMES[s.first_giver].capitalize()
+        first = "a random player" if s.first_giver is None else ui.colors[s.first_giver].capitalize()
         return f"Set-up: {first} gives the first cue {keys}"
     return "Set-up: press A to start the game (B back)"
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from console import font
 from console.palette import PAWN_COLORS
-from console.rules import DEFAULT_COLOR_NAMES, GameState
+from console.rules import GameState
 from console.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
 from hal.frame import BLACK, RGB, Frame
 
@@ -111,7 +111,7 @@ def setup(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
     if item == "players":
         centred_text(frame, 6, str(s.players), WHITE)
         x = (PANEL_W - (3 * s.players - 1)) // 2
-        for i, color in enumerate(DEFAULT_COLOR_NAMES[: s.players]):
+        for i, color in enumerate(ui.colors[: s.players]):
             swatch(frame, x + 3 * i, 12, 2, 2, color)
     elif item == "variant":
         centred_text(frame, 7, "CARDS" if s.variant == "cards" else "FREE", WHITE)
@@ -119,7 +119,7 @@ def setup(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
         if s.first_giver is None:
             centred_text(frame, 7, "RND", WHITE)
         else:
-            swatch(frame, PANEL_W // 2 - 4, 6, 8, 6, DEFAULT_COLOR_NAMES[s.first_giver])
+            swatch(frame, PANEL_W // 2 - 4, 6, 8, 6, ui.colors[s.first_giver])
     else:
         centred_text(frame, 7, "GO", GREEN if blink(t - ui.since, 1.0, 0.7) else WHITE)
     if item != "start":

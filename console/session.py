@@ -97,8 +97,11 @@ class closing_app:
 
 
 def run_headless(config_path: str | None, script_path: str, png: str | None,
-                 state_json_path: str | None, seed: int) -> int:
-    """`sim --headless --script FILE`: the inputs on a virtual clock, as fast as the CPU allows."""
+                 state_json_path: str | None, seed: int, report_actions: bool = False) -> int:
+    """`sim --headless --script FILE`: the inputs on a virtual clock, as fast as the CPU allows.
+    `report_actions` prints each game action as it is stored (`{"stored": ...}`) and a resumed
+    record (`{"resumed": [...]}`), one JSON line each: how the power-cut test knows what was
+    acknowledged before it pulled the plug."""
     config = load_config(config_path)
     steps = load_script(script_path)
     scripts: list[ScriptInput] = []
@@ -107,7 +110,8 @@ def run_headless(config_path: str | None, script_path: str, png: str | None,
         scripts.append(script_source(config, steps, events))
         return scripts
 
-    app = build_app(config, "sim-headless", sources, rng=random.Random(seed))
+    journal = _print_journal if report_actions else None
+    app = build_app(config, "sim-headless", sources, rng=random.Random(seed), journal=journal)
     try:
         run_virtual(app, config.display.fps, lambda: scripts[0].done)
         frame = app.driver.last_frame
@@ -121,6 +125,10 @@ def run_headless(config_path: str | None, script_path: str, png: str | None,
             raise UsageError(f"{script_path}: the script never started a game, so there is no state to write")
         write_output(state_json_path, json.dumps(state_json(game)) + "\n")
     return 0
+
+
+def _print_journal(kind: str, what: object) -> None:
+    print(json.dumps({kind: what}), flush=True)
 
 
 def load_script(path: str) -> tuple[Step, ...]:

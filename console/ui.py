@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from console.board import Cell
-from console.rules import Pawn
+from console.rules import DEFAULT_COLOR_NAMES, Pawn
 
 SCREENS = (
     "idle", "resume", "setup", "handoff", "secret", "play", "reveal", "tiebreak", "game_over",
@@ -60,6 +60,7 @@ class Ui:
     store_online: bool = True
     resume_offer: bool = False  # an unfinished game is waiting in the store
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
+    colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
 
     def reveal_stage(self, t: float) -> str:
         """`frame`, `points` or `scores`: where the reveal animation is at time t."""

@@ -87,6 +87,7 @@ def build_app(
     store: GameStore | None = None,
     rng=None,
     hint: Callable[[str], None] | None = None,
+    journal: Callable[[str, object], None] | None = None,
 ) -> ConsoleApp:
     """The whole console for one driver; `sources` makes the input sources on the shared queue."""
     events = EventQueue()
@@ -101,4 +102,5 @@ def build_app(
         shutdown=Shutdown(shut.button, shut.hold_s,
                           systemctl_poweroff if (shut.enabled and on_hardware) else None),
         hint=hint,
+        journal=journal,
     )

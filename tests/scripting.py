@@ -1,9 +1,9 @@
-"""Write input scripts for whole games, and predict where they must end.
+"""Write input scripts for whole games (or their rest, after a resume), and predict their end.
 
 `plan_game` plays a game through the rules engine with a policy (which target, where each
-guesser goes, whether the giver passes) and writes, beside it, the joystick and button presses a
-person would make for the same game on the console. The headless simulator runs the script; the
-test compares its final state with the engine's.
+guesser goes, whether the giver passes). `script_for` turns any stretch of a game record into
+the joystick and button presses a person would make for it on the console. The headless
+simulator runs the script; the tests compare its final state with the engine's.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Callable
 from console import rules
 from console.board import Cell
 from console.controller import new_game_action
-from console.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue
+from console.rules import Action, ChooseTarget, Clue, GameState, Next, Place, SkipClue
 from console.ui import CENTRE, SetupChoices
 
 Policy = Callable[[GameState, int], Cell]  # (state, guesser) -> where the pawn goes
@@ -41,6 +41,64 @@ class Script:
         return "\n".join(self.lines) + "\n"
 
 
+def setup_presses(script: Script, choices: SetupChoices) -> None:
+    """From the idle screen through set-up, starting from the default choices."""
+    defaults = SetupChoices()
+    script.press("start")
+    script.press("right" if choices.players > defaults.players else "left",
+                 abs(choices.players - defaults.players))
+    script.press("down")
+    script.press("right", rules.VARIANTS.index(choices.variant))
+    script.press("down")
+    script.press("right", 0 if choices.first_giver is None else choices.first_giver + 1)
+    script.press("down")
+    script.press("a")
+
+
+def script_for(record: list[Action], start: int, script: Script | None = None,
+               resumed: bool = False) -> Script:
+    """Presses that make the console apply record[start:], the game standing after
+    record[:start] (start >= 1). `resumed`: the console has just offered that game for resume,
+    so the first press resumes it (the cursor is back at the centre, a reveal at the scoreboard)."""
+    script = script or Script()
+    state = rules.replay(record[:start])
+    at_scoreboard = resumed and state.phase == "round_over"
+    if resumed:
+        script.press("a")
+    for index in range(start, len(record)):
+        action = record[index]
+        following = record[index + 1] if index + 1 < len(record) else None
+        if isinstance(action, ChooseTarget):
+            script.press("a")  # the handoff: the giver has the controls
+            if state.variant == "cards":
+                script.press("right", state.card_cells.index(action.cell))
+            else:
+                script.move_to(action.cell)
+            script.press("a")
+            script.cursor = CENTRE
+        elif isinstance(action, Clue):
+            script.press("a")
+        elif isinstance(action, SkipClue):
+            script.press("right")
+            script.press("a")
+        elif isinstance(action, Place):
+            script.move_to(action.cell)
+            script.press("a")
+            script.placements.append(len(script.lines) - 1)
+            if not isinstance(following, Place):
+                script.press("a")  # the giver takes the controls (or the reveal): the pawn commits
+        elif isinstance(action, Next):
+            script.press("a", 1 if at_scoreboard else 3)  # reveal: frame -> points -> scores -> next
+            script.cursor = CENTRE
+        at_scoreboard = False
+        before, state = state, rules.apply(state, action)
+        if isinstance(action, Next) and state.tiebreak and not before.tiebreak:
+            script.press("a")  # the tie-break screen
+    if rules.is_terminal(state):
+        script.press("a")  # game over -> idle
+    return script
+
+
 def plan_game(
     players: int,
     variant: str,
@@ -50,67 +108,30 @@ def plan_game(
     guess: Policy,
     passes: Callable[[GameState], bool],
     colors: tuple[str, ...] = rules.DEFAULT_COLOR_NAMES,
-) -> tuple[Script, GameState, list[rules.Action]]:
-    """(input script, the final state, the game record) of one game from the idle screen to the
-    winners, with set-up made from the default choices (4 players, cards, random giver)."""
-    script = Script()
-    defaults = SetupChoices()
-    script.press("start")
-    script.press("right" if players > defaults.players else "left", abs(players - defaults.players))
-    script.press("down")
-    script.press("right", rules.VARIANTS.index(variant))
-    script.press("down")
-    script.press("right", 0 if first_giver is None else first_giver + 1)
-    script.press("down")
-    script.press("a")
+) -> tuple[Script, GameState, list[Action]]:
+    """(input script, final state, game record) of one game from the idle screen to the winners;
+    the console must run with `--seed seed` so that it draws the same new_game."""
     choices = SetupChoices(players, variant, first_giver)
-    action = new_game_action(choices, random.Random(seed), colors)
-    state = rules.apply(None, action)
-    record: list[rules.Action] = [action]
+    record: list[Action] = [new_game_action(choices, random.Random(seed), colors)]
+    state = rules.apply(None, record[0])
 
-    def do(a: rules.Action) -> None:
+    def do(action: Action) -> None:
         nonlocal state
-        state = rules.apply(state, a)
-        record.append(a)
+        state = rules.apply(state, action)
+        record.append(action)
 
     while not rules.is_terminal(state):
-        script.press("a")  # the handoff: the giver has the controls
-        cell = target(state)
-        if variant == "cards":
-            script.press("right", state.card_cells.index(cell))
-        else:
-            script.move_to(cell)
-        script.press("a")
-        script.cursor = CENTRE
-        do(ChooseTarget(cell))
-        script.press("a")  # first clue given
+        do(ChooseTarget(target(state)))
         do(Clue())
-        _guesses(script, state, guess, do, lambda: state)
+        while state.phase == "guess1":
+            do(Place(guess(state, rules.current_player(state)), rules.current_player(state)))
         if passes(state):
-            script.press("right")
-            script.press("a")
             do(SkipClue())
         else:
-            script.press("a")
             do(Clue())
-            _guesses(script, state, guess, do, lambda: state)
-        script.press("a", 3)  # reveal: frame -> points -> scores -> next
-        was_tiebreak = state.tiebreak
+            while state.phase == "guess2":
+                do(Place(guess(state, rules.current_player(state)), rules.current_player(state)))
         do(Next())
-        script.cursor = CENTRE
-        if state.tiebreak and not was_tiebreak:
-            script.press("a")  # the tie-break screen
-    script.press("a")  # game over -> idle
-    return script, state, record
-
-
-def _guesses(script: Script, state: GameState, guess: Policy, do, current) -> None:
-    phase = state.phase
-    while current().phase == phase:
-        who = rules.current_player(current())
-        cell = guess(current(), who)
-        script.move_to(cell)
-        script.press("a")
-        script.placements.append(len(script.lines) - 1)
-        do(Place(cell, who))
-    script.press("a")  # the next player (or the giver) takes the controls: the last pawn commits
+    script = Script()
+    setup_presses(script, choices)
+    return script_for(record, 1, script), state, record
