@@ -59,6 +59,7 @@ class ConsoleApp:
         shutdown: Shutdown | None = None,
         hint: Callable[[str], None] | None = None,
         journal: Callable[[str, Any], None] | None = None,
+        idle_timeout_s: float = 0.0,
     ):
         self.stage = stage
         self.driver = driver
@@ -69,6 +70,8 @@ class ConsoleApp:
         self.rng = rng or random.Random()
         self.shutdown = shutdown or Shutdown()
         self.hint = hint
+        self.idle_timeout_s = idle_timeout_s  # 0: menus never fall back to the idle board
+        self._last_input = 0.0
         self.journal = journal or (lambda kind, what: None)  # ("stored", action) / ("resumed", record)
         self.game: GameState | None = None
         self.ui = Ui()
@@ -117,6 +120,7 @@ class ConsoleApp:
         for event in self.events.drain():
             self._on_event(event, now)
         self._track_shutdown_hold(now)
+        self._fall_back_to_idle(now)
         self.store.tick(now)
         if self.ui.store_online != self.store.online:
             self.ui = replace(self.ui, store_online=self.store.online)
@@ -130,6 +134,7 @@ class ConsoleApp:
             self._held_since = None if event.kind == RELEASE else (self._held_since or event.time)
         if event.kind == RELEASE:
             return
+        self._last_input = now
         before_game, before_ui = self.game, self.ui
         step = controller.handle(self.game, self.ui, event.button, now, self.rng)
         if step.abandon:
@@ -149,6 +154,11 @@ class ConsoleApp:
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
+
+    def _fall_back_to_idle(self, now: float) -> None:
+        if (self.idle_timeout_s and self.ui.screen in controller.IDLE_AFTER_TIMEOUT
+                and now - max(self._last_input, self.ui.since) >= self.idle_timeout_s):
+            self.ui = controller.to_idle(self.game, self.ui, now)
 
     def _track_shutdown_hold(self, now: float) -> None:
         progress = 0.0

@@ -62,10 +62,21 @@ def handle(
     if screen == "tiebreak":
         return Step(game, _to(ui, "handoff", t)) if button == "a" else Step(game, ui)
     if screen == "game_over":
-        if button in ("a", "start"):
-            return Step(game, _to(ui, "idle", t, last_winners=tuple(game.colors[w] for w in game.winners)))
-        return Step(game, ui)
+        return Step(game, to_idle(game, ui, t)) if button in ("a", "start") else Step(game, ui)
     raise ValueError(f"unknown screen {screen!r}")
+
+
+# Screens that fall back to the idle board when nobody touches the controls for a while; a game
+# under way (or waiting to be resumed) stays on screen however long the table talks.
+IDLE_AFTER_TIMEOUT = ("setup", "brightness", "game_over")
+
+
+def to_idle(game: GameState | None, ui: Ui, t: float) -> Ui:
+    """The idle board, showing the winners of the game just over (if it was)."""
+    winners = ui.last_winners
+    if game is not None and rules.is_terminal(game):
+        winners = tuple(game.colors[w] for w in game.winners)
+    return _to(ui, "idle", t, last_winners=winners)
 
 
 def screen_for(game: GameState, ui: Ui, t: float) -> Ui:

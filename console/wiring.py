@@ -103,4 +103,5 @@ def build_app(
                           systemctl_poweroff if (shut.enabled and on_hardware) else None),
         hint=hint,
         journal=journal,
+        idle_timeout_s=config.idle_timeout_s,
     )

@@ -132,13 +132,12 @@ def plan_game(
             while state.phase == "guess2":
                 do(Place(guess(state, rules.current_player(state)), rules.current_player(state)))
         do(Next())
-    return fresh_script(record), state, record
+    return fresh_script(record, choices), state, record
 
 
-def fresh_script(record: list[Action]) -> Script:
-    """Presses for a whole recorded game, from the idle screen (the console run with the seed
-    that draws the same new_game)."""
-    new = record[0]
+def fresh_script(record: list[Action], choices: SetupChoices) -> Script:
+    """Presses for a whole recorded game from the idle screen, set up with `choices` (the
+    console run with the seed that draws the same new_game from them)."""
     script = Script()
-    setup_presses(script, SetupChoices(new.players, new.variant, new.first_giver))
+    setup_presses(script, choices)
     return script_for(record, 1, script)

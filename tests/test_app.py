@@ -146,3 +146,49 @@ def test_frames_are_pushed_only_when_they_change(config, factory):
     run_until(app, clock, 2.0)
     gpio.close()
     assert app.stats.frames_pushed <= 2
+
+
+def test_held_joystick_repeats_and_buttons_make_game_actions(config, factory):
+    """Real Buttons on mock pins: a held direction auto-repeats (350 ms, then 12 a second, on the
+    injected clock), A places a pawn, the next player's press commits it to the store."""
+    store = GameStore("memory://")
+    store.start_game(action_to_json(NewGame(4, seed=3, variant="free")))
+    for action in (ChooseTarget(c("H15")), Clue()):
+        store.append(action_to_json(action))
+    clock = FakeClock()
+    app, gpio = make_app(config, factory, clock, store)
+    app.start(0.0)
+    pins = config.input.pins
+    press(factory, pins.a)  # resume
+    run_until(app, clock, 0.1)
+    release(factory, pins.a)
+    start_col = app.ui.cursor.col
+    press(factory, pins.right)
+    run_until(app, clock, 1.1)  # 1 press + repeats at 0.45, 0.53, ... up to 1.1 s
+    release(factory, pins.right)
+    run_until(app, clock, 1.2)
+    moved = app.ui.cursor.col - start_col
+    assert 1 + 8 <= moved <= 1 + 9
+    for pin in (pins.a, pins.down):  # place, then the next player takes over
+        press(factory, pin)
+        run_until(app, clock, clock.now + 0.1)
+        release(factory, pin)
+        run_until(app, clock, clock.now + 0.1)
+    gpio.close()
+    record = store.export()
+    assert record[-1] == {"action": "place", "cell": str(c("H15")._replace(col=14 + moved)), "player": 1}
+
+
+def test_menus_fall_back_to_the_idle_board_after_the_idle_timeout(config, factory):
+    clock = FakeClock()
+    app, gpio = make_app(config, factory, clock, GameStore("memory://"))
+    app.idle_timeout_s = 10.0
+    app.start(0.0)
+    press(factory, config.input.pins.start)
+    run_until(app, clock, 0.2)
+    release(factory, config.input.pins.start)
+    run_until(app, clock, 9.0)
+    assert app.ui.screen == "setup"
+    run_until(app, clock, 10.5)
+    gpio.close()
+    assert app.ui.screen == "idle"

@@ -19,6 +19,7 @@ from console.session import script_source
 from console.store import GameStore
 from console.wiring import build_app
 from hal.inputs.script import parse_script
+from console.ui import SetupChoices
 from tests.scripting import fresh_script, plan_game, script_for
 from tests.test_whole_games import first_card_cell, near_guesser, some_cell
 
@@ -50,7 +51,8 @@ def test_pulling_the_plug_over_and_over_loses_nothing(redis_server, tmp_path):
         stored = stored_game(redis_server.url)
         assert stored == planned[: len(stored)], "the store holds something that was never played"
         assert len(stored) >= len(acknowledged), "an acknowledged action was lost"
-        script = script_for(record, len(stored), resumed=True) if stored else fresh_script(record)
+        script = (script_for(record, len(stored), resumed=True) if stored
+                  else fresh_script(record, SetupChoices(6, "cards", 0)))
         path = tmp_path / f"inputs-{runs}.txt"
         path.write_text(script.text())
         runs += 1
