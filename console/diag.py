@@ -26,15 +26,15 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
-from console.app import InputSource, run_realtime, run_virtual
+from console.app import InputSource, run_virtual
 from console.cli import UsageError, write_output
 from console.config import Config, load_config
 from console.font import GLYPH_HEIGHT, draw_text, text_width
-from console.session import closing_app, load_script, open_keyboard, script_source
-from console.wiring import SIMULATORS, build_output, gpio_input, resolve_driver_name
-from hal.drivers import Driver, DriverError
+from console.session import load_script, run_interactive, script_source
+from console.wiring import SIMULATORS, build_output
+from hal.drivers import Driver
 from hal.frame import RGB, Frame
-from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputConfigError, InputEvent
+from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputEvent
 from hal.inputs.script import ScriptInput, Step
 from hal.layout import Layout
 from hal.output import OutputStage
@@ -415,26 +415,11 @@ def diag_main(config_path: str | None, simulator: bool, script: str | None, png:
         return _run_scripted(config, script, png)
     if png is not None:
         raise UsageError("--png goes with diag --headless --script FILE")
-    name = "sim-terminal" if simulator else resolve_driver_name(config.driver.name)
-    if name in ("sim-headless", "sim-png"):
-        raise UsageError(f"the {name} driver needs `hues-console diag --headless --script FILE`")
-    try:
-        app = _interactive_diag(config, name)
-    except (DriverError, InputConfigError) as exc:
-        raise UsageError(str(exc)) from None
-    with closing_app(app):
-        run_realtime(app, config.display.fps)
-    return 0
-
-
-def _interactive_diag(config: Config, name: str) -> DiagApp:
-    if name in SIMULATORS:
-        app = build_diag(config, name, lambda events: [open_keyboard(events)])
-        app.hint = getattr(app.driver, "status_line", None)
-        return app
-    return build_diag(config, name, lambda events: [gpio_input(config, events)],
-                      hint=lambda text: print(text, flush=True),
-                      pins=dataclasses.asdict(config.input.pins))
+    pins = dataclasses.asdict(config.input.pins)
+    return run_interactive(
+        config, simulator, "diag",
+        lambda name, sources, hint: build_diag(config, name, sources, hint=hint,
+                                               pins=None if name in SIMULATORS else pins))
 
 
 def _run_scripted(config: Config, script_path: str, png: str | None) -> int:

@@ -9,6 +9,7 @@ import atexit
 import json
 import random
 import signal
+from typing import Callable
 
 from console.board import ALL_CELLS
 from console.app import ConsoleApp, InputSource, run_realtime, run_virtual
@@ -36,24 +37,29 @@ def open_store(config_path: str | None) -> GameStore:
 def play(config_path: str | None, simulator: bool) -> int:
     """The console in real time until quit (q), SIGTERM or the shutdown hold."""
     config = load_config(config_path)
+    return run_interactive(
+        config, simulator, "sim",
+        lambda name, sources, hint: build_app(config, name, sources, hint=hint))
+
+
+def run_interactive(config: Config, simulator: bool, command: str, build: Callable) -> int:
+    """Run an app (the console, or the wiring check) in real time on the terminal simulator with
+    the keyboard, or on the configured driver with the GPIO buttons, hints going to the log.
+    `build(driver_name, sources, hint)` makes the app."""
     name = "sim-terminal" if simulator else resolve_driver_name(config.driver.name)
     if name in ("sim-headless", "sim-png"):
-        raise UsageError(f"the {name} driver needs `hues-console sim --headless --script FILE`")
+        raise UsageError(f"the {name} driver needs `hues-console {command} --headless --script FILE`")
     try:
-        app = _interactive_app(config, name)
+        if name in SIMULATORS:
+            app = build(name, lambda events: [open_keyboard(events)], None)
+            app.hint = getattr(app.driver, "status_line", None)
+        else:
+            app = build(name, lambda events: [gpio_input(config, events)], lambda text: print(text, flush=True))
     except (DriverError, InputConfigError) as exc:
         raise UsageError(str(exc)) from None
     with closing_app(app):
         run_realtime(app, config.display.fps)
     return 0
-
-
-def _interactive_app(config: Config, name: str) -> ConsoleApp:
-    if name in SIMULATORS:
-        app = build_app(config, name, lambda events: [open_keyboard(events)])
-        app.hint = getattr(app.driver, "status_line", None)
-        return app
-    return build_app(config, name, lambda events: [gpio_input(config, events)])
 
 
 def open_keyboard(events: EventQueue) -> InputSource:

@@ -161,6 +161,7 @@ def test_dry_run_on_a_pi4_prints_every_step_and_changes_nothing(pi4):
     text = "\n".join(lines)
     assert "ws2812-pio" not in text and "useradd" not in text and "polkitd" not in text
     assert "restart-backoff" not in text  # systemd 252 has no RestartSteps=
+    assert "would: write /etc/modprobe.d" not in text and "+ dtparam=audio=off" not in text  # sound stays
     assert pi4.snapshot() == before
     assert pi4.commands() == ["systemctl --version"]  # only a question, nothing that changes
 
@@ -290,13 +291,6 @@ def test_install_on_a_pi4_with_yes_turns_the_sound_off_once(pi4):
     assert pi4.commands()[-1] == "systemctl restart hues-console.service"
 
 
-def test_without_yes_the_sound_stays_on(pi4):
-    lines = ok(pi4.install())
-    assert any(line.startswith("left the sound on:") for line in lines)
-    assert "dtparam=audio=on" in pi4.read(BOOT_CONFIG).splitlines()
-    assert not (pi4.root / "etc/modprobe.d/hues-console-no-sound.conf").exists()
-
-
 @pytest.mark.parametrize("model, name, message", [
     (PI5, "ws281x", "rpi-ws281x cannot drive LEDs on a Raspberry Pi 5"),
     (PI4, "leds-dev", "the leds-dev driver needs a Raspberry Pi 5"),
@@ -320,17 +314,16 @@ def test_a_bad_config_stops_the_install_and_names_the_line(pi4):
     assert "install-pi: fix /etc/hues-console/console.yaml" in result.stderr
 
 
-def test_installing_for_real_needs_root(tmp_path):
+def test_installing_for_real_needs_root():
     """Run as an ordinary user (as root here: dropped to nobody with setpriv)."""
     drop = [] if os.geteuid() != 0 else ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     if drop and shutil.which("setpriv") is None:
         pytest.skip("runs as root and setpriv is not installed")
-    model = Path("/tmp") / f"hues-test-model-{os.getpid()}"
+    model = Path("/tmp") / f"hues-test-model-{os.getpid()}"  # readable by nobody, unlike tmp_path
     model.write_text(PI4 + "\0")
     model.chmod(0o644)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HUES_")} | {"HUES_PI_MODEL_FILE": str(model)}
     try:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("HUES_")}
-        env["HUES_PI_MODEL_FILE"] = str(model)
         result = subprocess.run([*drop, "bash", str(INSTALLER)], env=env, capture_output=True, text=True)
     finally:
         model.unlink()
@@ -347,16 +340,14 @@ def unit_keys(path: Path) -> dict[str, dict[str, list[str]]]:
     """Section -> key -> every value given (systemd keys may repeat, e.g. DeviceAllow=)."""
     sections: dict[str, dict[str, list[str]]] = {}
     section = None
-    for number, line in enumerate(path.read_text().splitlines(), 1):
+    for line in path.read_text().splitlines():
         line = line.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
         if line.startswith("[") and line.endswith("]"):
             section = sections.setdefault(line[1:-1], {})
-            continue
-        key, sep, value = line.partition("=")
-        assert section is not None and sep, f"{path.name}:{number}: not a key=value line in a section"
-        section.setdefault(key.strip(), []).append(value.strip())
+        elif line and not line.startswith(("#", ";")):
+            key, sep, value = line.partition("=")
+            assert section is not None and sep, f"{path.name}: {line!r} is not key=value in a section"
+            section.setdefault(key.strip(), []).append(value.strip())
     return sections
 
 
@@ -366,28 +357,20 @@ def one(sections, section: str, key: str) -> str:
     return values[0]
 
 
-def test_unit_starts_after_redis_and_runs_the_venvs_console():
+def test_unit_runs_the_console_after_redis_restarts_it_and_stops_it_with_sigterm():
     unit = unit_keys(UNIT)
     assert "redis-server.service" in one(unit, "Unit", "After").split()
     assert "redis-server.service" in one(unit, "Unit", "Wants").split()
     venv = re.search(r"^VENV=(\S+)$", INSTALLER.read_text(), re.M).group(1)
     assert one(unit, "Service", "ExecStart") == f"{venv}/bin/hues-console play"
     assert one(unit, "Install", "WantedBy") == "multi-user.target"
-
-
-def test_unit_restarts_with_back_off_but_not_on_a_config_error():
-    unit = unit_keys(UNIT)
     assert one(unit, "Service", "Restart") == "on-failure"
     assert int(one(unit, "Service", "RestartSec")) > 0
     assert int(one(unit, "Unit", "StartLimitIntervalSec")) > 0 and int(one(unit, "Unit", "StartLimitBurst")) > 0
     assert one(unit, "Service", "RestartPreventExitStatus") == str(EXIT_USAGE)
-    backoff = unit_keys(SYSTEMD / "restart-backoff.conf")["Service"]
-    assert set(backoff) == {"RestartSteps", "RestartMaxDelaySec"}
-
-
-def test_unit_stops_with_sigterm_and_waits_for_the_store_flush():
-    unit = unit_keys(UNIT)
+    assert set(unit_keys(SYSTEMD / "restart-backoff.conf")["Service"]) == {"RestartSteps", "RestartMaxDelaySec"}
     assert one(unit, "Service", "KillSignal") == "SIGTERM"
+    # SIGTERM clears the panel and flushes the store for up to flush_s before the console exits.
     flush_s = inspect.signature(ConsoleApp.close).parameters["flush_s"].default
     assert int(one(unit, "Service", "TimeoutStopSec")) > flush_s + 2
     assert one(unit, "Service", "StandardOutput") == "journal"
@@ -406,25 +389,16 @@ def test_unit_is_hardened_with_a_closed_device_list():
     assert "User" not in service
 
 
-def test_ws281x_variant_is_root_with_raw_io_and_dev_mem_only():
-    service = unit_keys(SYSTEMD / "driver-ws281x.conf")["Service"]
-    assert service["User"] == ["root"]
-    assert service["CapabilityBoundingSet"] == ["CAP_SYS_RAWIO"]
-    assert {"/dev/mem rw", "/dev/vcio rw"} <= set(service["DeviceAllow"])
-    assert "/dev/leds0 rw" not in service["DeviceAllow"]
-
-
-def test_leds_dev_variant_is_an_unprivileged_user_in_the_gpio_group():
-    service = unit_keys(SYSTEMD / "driver-leds-dev.conf")["Service"]
+def test_driver_drop_ins_grant_only_what_each_driver_needs():
+    ws281x = unit_keys(SYSTEMD / "driver-ws281x.conf")["Service"]  # root for /dev/mem
+    assert ws281x["User"] == ["root"] and ws281x["CapabilityBoundingSet"] == ["CAP_SYS_RAWIO"]
+    assert {"/dev/mem rw", "/dev/vcio rw"} <= set(ws281x["DeviceAllow"])
+    assert "/dev/leds0 rw" not in ws281x["DeviceAllow"]
+    service = unit_keys(SYSTEMD / "driver-leds-dev.conf")["Service"]  # no privilege at all
     assert service["User"] == ["hues"]
     assert service["SupplementaryGroups"] == ["gpio"]
     assert service["DeviceAllow"] == [f"{DEFAULT.driver.leds_dev.device} rw"]
     assert "CapabilityBoundingSet" not in service  # none, from the main unit
-
-
-def systemd_version() -> int:
-    first = subprocess.run(["systemctl", "--version"], capture_output=True, text=True).stdout.split()
-    return int(first[1]) if len(first) > 1 and first[1].isdigit() else 0
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
@@ -436,7 +410,8 @@ def test_systemd_analyze_verifies_the_unit_with_each_driver(tmp_path, driver):
     dropins = tmp_path / "hues-console.service.d"
     dropins.mkdir()
     shutil.copy(SYSTEMD / f"driver-{driver}.conf", dropins / "driver.conf")
-    if systemd_version() >= 254:
+    version = subprocess.run(["systemctl", "--version"], capture_output=True, text=True).stdout.split()
+    if len(version) > 1 and version[1].isdigit() and int(version[1]) >= 254:  # RestartSteps= exists
         shutil.copy(SYSTEMD / "restart-backoff.conf", dropins / "restart-backoff.conf")
     result = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)],
                             capture_output=True, text=True, timeout=60)
@@ -478,7 +453,7 @@ def row_for(rows: dict[str, list[str]], label: str) -> list[str]:
     return matches[0]
 
 
-def test_pin_table_matches_the_default_config():
+def test_pin_table_matches_the_default_config_with_the_shutdown_hold():
     rows = table_rows(guide_section("### Pin table"))
     for button, label in BUTTON_ROWS.items():
         pin = getattr(DEFAULT.input.pins, button)
@@ -489,12 +464,8 @@ def test_pin_table_matches_the_default_config():
     led_pin = DEFAULT.driver.ws281x.pin
     assert DEFAULT.driver.leds_dev.pin == led_pin, "the guide shows one LED data pin for every Pi"
     assert row_for(rows, "LED data")[:2] == [f"GPIO {led_pin}", str(HEADER_PIN[led_pin])]
-
-
-def test_pin_table_shows_the_shutdown_hold():
     shutdown = DEFAULT.input.shutdown
     assert shutdown.enabled
-    rows = table_rows(guide_section("### Pin table"))
     label = BUTTON_ROWS[shutdown.button]
     name = next(name for name in rows if name.startswith("Shutdown"))
     assert f"hold {label} for {shutdown.hold_s:g} s" in name
@@ -507,7 +478,7 @@ def drawing() -> str:
     return section.split("```")[1]
 
 
-def test_drawing_shows_the_chain_order_of_the_default_panels():
+def test_drawing_shows_the_chain_order_and_data_pin_of_the_default_panels():
     """Each drawn panel row lists the chain positions at the panels' left and right edges, and
     its arrows point the way the chain runs."""
     layout = Layout(DEFAULT.panel)
@@ -530,10 +501,9 @@ def test_drawing_shows_the_chain_order_of_the_default_panels():
             assert set(re.findall(r"->|<-", cell)) == {runs}, f"row {y} runs {runs}: {line.strip()!r}"
         drawn_rows.add(y)
     assert {0, 1, 15} <= drawn_rows
-
-
-def test_drawing_and_guide_name_the_data_pin_and_the_supply():
     assert f"GPIO {DEFAULT.driver.ws281x.pin} (pin {HEADER_PIN[DEFAULT.driver.ws281x.pin]})" in drawing()
+
+def test_guide_names_the_supply_and_the_pi5_overlay_of_the_default_config():
     text = MAKERS.read_text()
     assert f"5 V {DEFAULT.power.supply_amps:g} A" in text
     assert f"`pi_ma` = {DEFAULT.power.pi_ma:g} mA" in text

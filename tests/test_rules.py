@@ -9,7 +9,7 @@ import pytest
 from console import rules
 from console.board import ALL_CELLS, COLS, ROWS, RuleError, cells_within, distance, parse_cell
 from console.deck import CARD_COUNT, cards
-from console.rules import ChooseTarget, Clue, NewGame, Next, Place, SkipClue, apply
+from console.rules import ChooseTarget, Clue, NewGame, Next, Place, apply
 from tests.gameplay import c, play_quiet_rounds, play_round
 
 
