@@ -80,6 +80,7 @@ class ConsoleApp:
         self.powering_off = False
         self._last_frame: Frame | None = None
         self._last_hint = ""
+        self._hinted: tuple = (None, None)
         self._held_since: float | None = None
 
     # --- start -------------------------------------------------------------------------------
@@ -177,7 +178,8 @@ class ConsoleApp:
             self.driver.show(self.stage.process(frame), frame)
             self._last_frame = frame
             self.stats.frames_pushed += 1
-        if self.hint is not None:
+        if self.hint is not None and not (self.game is self._hinted[0] and self.ui is self._hinted[1]):
+            self._hinted = (self.game, self.ui)  # states are immutable: the same objects, the same hint
             text = describe(self.game, self.ui)
             if text != self._last_hint:
                 self.hint(text)
