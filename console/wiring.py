@@ -16,6 +16,7 @@ from console.app import ConsoleApp, InputSource, Shutdown
 from console.config import Config
 from console.store import GameStore
 from hal.drivers import Driver, make_driver
+from hal.drivers.leds_dev import is_pi5_family
 from hal.inputs.events import EventQueue
 from hal.layout import Layout
 from hal.output import OutputStage
@@ -32,7 +33,7 @@ def resolve_driver_name(name: str, model_path: Path = DEVICE_MODEL) -> str:
         model = model_path.read_text(errors="replace")
     except OSError:
         return "sim-terminal"
-    if "Raspberry Pi 5" in model:
+    if is_pi5_family(model):
         return "leds-dev"
     return "ws281x" if "Raspberry Pi" in model else "sim-terminal"
 

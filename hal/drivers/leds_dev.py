@@ -4,6 +4,10 @@ The Pi 5's RP1 chip cannot run rpi-ws281x; the `dtoverlay=ws2812-pio,gpio=18,num
 overlay instead gives a character device that takes a whole frame in one write, 4 bytes an LED
 in R, G, B, W order (W ignored for RGB strips). That driver applies its own gamma, so the output
 stage feeding this one must be built with apply_gamma=False.
+
+Each frame is written as `cat frame > /dev/leds0` would: open, one write, close. The device's
+documented use is one whole frame per open, and a kept-open handle whose file position moves on
+after the first frame is exactly what must not happen at a party; an open costs microseconds.
 """
 
 from __future__ import annotations
@@ -16,14 +20,21 @@ from hal.frame import Frame
 DEFAULT_DEVICE = "/dev/leds0"
 
 
+def is_pi5_family(model: str) -> bool:
+    """A Pi 5, Pi 500 or Compute Module 5 (RP1 chip): leds-dev, not rpi-ws281x. The installer
+    (scripts/install-pi) applies the same rule to the same /proc/device-tree/model text."""
+    return "Raspberry Pi 5" in model or "Compute Module 5" in model
+
+
 class LedsDevDriver(Driver):
     applies_own_gamma = True
 
     def __init__(self, led_count: int, device: str = DEFAULT_DEVICE):
         self.device = device
         self.led_count = led_count
+        self._closed = False
         try:
-            self._fd = os.open(device, os.O_WRONLY)
+            os.close(os.open(device, os.O_WRONLY))  # say now, not mid-game, if it cannot be opened
         except FileNotFoundError as error:
             raise DriverError(
                 f"there is no {device}: add dtoverlay=ws2812-pio,gpio=18,num_leds={led_count} "
@@ -45,10 +56,9 @@ class LedsDevDriver(Driver):
         self._write(bytes(self.led_count * 3))
 
     def close(self) -> None:
-        if self._fd is not None:
+        if not self._closed:
             self.clear()
-            os.close(self._fd)
-            self._fd = None
+            self._closed = True
 
     def _write(self, leds: bytes) -> None:
         words = self._words
@@ -56,7 +66,11 @@ class LedsDevDriver(Driver):
         words[1::4] = leds[1::3]
         words[2::4] = leds[2::3]
         try:
-            written = os.pwrite(self._fd, words, 0)
+            fd = os.open(self.device, os.O_WRONLY)
+            try:
+                written = os.write(fd, words)
+            finally:
+                os.close(fd)
         except OSError as error:
             raise DriverError(f"writing the LEDs to {self.device} failed: {error.strerror}") from error
         if written != len(words):

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hal.drivers.base import Driver, DriverError
+from hal.drivers.leds_dev import is_pi5_family
 from hal.frame import Frame
 
 # Values of rpi-ws281x's WS2811_STRIP_* constants (ws2811.h): the byte order the LEDs expect.
@@ -98,7 +99,7 @@ class PiProbe:
         if "Raspberry Pi" not in model:
             return (f"this is not a Raspberry Pi ({self.model_path} says {model or 'nothing'!r}): "
                     f"use the sim-terminal driver")
-        if "Raspberry Pi 5" in model:
+        if is_pi5_family(model):
             return ("rpi-ws281x cannot drive LEDs on a Raspberry Pi 5: use the leds-dev driver "
                     "with dtoverlay=ws2812-pio")
         if pin not in USABLE_PINS:
