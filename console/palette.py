@@ -129,14 +129,18 @@ def max_chroma(lightness: float, hue: float) -> float:
     """The most OKLCH chroma sRGB can show at this lightness and hue (0 at black and white)."""
     if not 0 < lightness < 1:
         return 0.0
-    low, high = 0.0, _CHROMA_CEILING
+    return _last_inside(lambda chroma: _lch_in_gamut(lightness, chroma, hue), 0.0, _CHROMA_CEILING)
+
+
+def _last_inside(fits, inside: float, outside: float) -> float:
+    """Bisection: the value nearest `outside` for which `fits` still holds, `fits(inside)` true."""
     for _ in range(_BISECTION_STEPS):
-        middle = (low + high) / 2
-        if _lch_in_gamut(lightness, middle, hue):
-            low = middle
+        middle = (inside + outside) / 2
+        if fits(middle):
+            inside = middle
         else:
-            high = middle
-    return low
+            outside = middle
+    return inside
 
 
 def oklch_to_srgb(lightness: float, chroma: float, hue: float) -> RGB:
@@ -180,14 +184,7 @@ def _lightness_limit(hue: float, chroma: float, anchor: float, limit: float) -> 
     """How far from `anchor` (where `chroma` fits) towards `limit` the lightness can go and still fit."""
     if _lch_in_gamut(limit, chroma, hue):
         return limit
-    inside, outside = anchor, limit
-    for _ in range(_BISECTION_STEPS):
-        middle = (inside + outside) / 2
-        if _lch_in_gamut(middle, chroma, hue):
-            inside = middle
-        else:
-            outside = middle
-    return inside
+    return _last_inside(lambda lightness: _lch_in_gamut(lightness, chroma, hue), anchor, limit)
 
 
 def _column_span(design: BoardDesign, hue: float) -> tuple[float, float]:

@@ -21,6 +21,7 @@ import fakeredis
 import redis
 
 from console.store import GameStore
+from tests.fakes import FakeClock
 
 CONFIG = Path(__file__).resolve().parent.parent / "config" / "redis-hues.conf"
 INSTALL_HINT = "apt-get install redis-server"
@@ -101,26 +102,13 @@ class RedisServer:
             self.process.wait()
 
 
-class Clock:
-    """A clock that only moves when told to (wall clock, monotonic clock and sleep in one)."""
-
-    def __init__(self, start: float):
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
-
-
 class FakeRedisRig:
     """A fakeredis server that can go down and come back, clocks, and stores that talk to it."""
 
     def __init__(self):
         self.server = fakeredis.FakeServer()
-        self.wall = Clock(WALL_START)
-        self.mono = Clock(100.0)
+        self.wall = FakeClock(WALL_START)
+        self.mono = FakeClock(100.0)
         self.redis = fakeredis.FakeRedis(server=self.server, decode_responses=True)
 
     def store(self, client: redis.Redis | None = None) -> GameStore:

@@ -17,16 +17,9 @@ from console.store import GameStore
 from console.wiring import build_output, gpio_input
 from hal.inputs.events import EventQueue
 from tests.gameplay import c
+from tests.fakes import FakeClock
 
 PERIOD = 1 / 60
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -123,11 +116,16 @@ def test_brightness_menu_is_kept_in_the_store_across_restarts(config, factory):
     assert again.stage.brightness == pytest.approx(0.7, abs=0.01)
 
 
-def test_an_unfinished_game_is_offered_for_resume_and_comes_back(config, factory):
+def store_with_a_game_at_the_first_guesses() -> GameStore:
     store = GameStore("memory://")
     store.start_game(action_to_json(NewGame(4, seed=3, variant="free")))
     for action in (ChooseTarget(c("H15")), Clue()):
         store.append(action_to_json(action))
+    return store
+
+
+def test_an_unfinished_game_is_offered_for_resume_and_comes_back(config, factory):
+    store = store_with_a_game_at_the_first_guesses()
     clock = FakeClock()
     app, gpio = make_app(config, factory, clock, store)
     app.start(0.0)
@@ -151,10 +149,7 @@ def test_frames_are_pushed_only_when_they_change(config, factory):
 def test_held_joystick_repeats_and_buttons_make_game_actions(config, factory):
     """Real Buttons on mock pins: a held direction auto-repeats (350 ms, then 12 a second, on the
     injected clock), A places a pawn, the next player's press commits it to the store."""
-    store = GameStore("memory://")
-    store.start_game(action_to_json(NewGame(4, seed=3, variant="free")))
-    for action in (ChooseTarget(c("H15")), Clue()):
-        store.append(action_to_json(action))
+    store = store_with_a_game_at_the_first_guesses()
     clock = FakeClock()
     app, gpio = make_app(config, factory, clock, store)
     app.start(0.0)

@@ -23,6 +23,7 @@ from hal.inputs.events import BUTTONS, QUIT, InputEvent
 from hal.inputs.script import parse_script
 from hal.layout import START_CORNERS, Layout, LayoutOptions
 from hal.output import OutputStage
+from tests.fakes import FakeClock
 
 PERIOD = 1 / 60
 DEFAULT = Layout()
@@ -252,14 +253,6 @@ def test_close_clears_the_panel_and_closes_the_driver(config):
 
 
 # --- GPIO buttons --------------------------------------------------------------------------------
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
