@@ -88,13 +88,14 @@ class closing_app:
         def stop(signum, frame):
             self.app.running = False
 
-        signal.signal(signal.SIGTERM, stop)
+        self._previous = signal.signal(signal.SIGTERM, stop)
         return self.app
 
     def __exit__(self, *exc_info):
         try:
             self.app.close()
         finally:
+            signal.signal(signal.SIGTERM, self._previous)
             for source in self.app.sources:
                 close = getattr(source, "close", None)
                 if close is not None:

@@ -187,3 +187,24 @@ def test_menus_fall_back_to_the_idle_board_after_the_idle_timeout(config, factor
     run_until(app, clock, 10.5)
     gpio.close()
     assert app.ui.screen == "idle"
+
+
+def test_sigterm_stops_the_loop_clears_the_panel_and_flushes_the_store(config):
+    """What systemd's stop does: SIGTERM; the loop ends, the panel goes dark, the store is flushed."""
+    import os
+    import signal
+    import threading
+
+    from console.app import run_realtime
+    from console.session import closing_app
+
+    flushed = []
+    store = GameStore("memory://")
+    store.flush = lambda timeout_s: flushed.append(timeout_s) or True
+    stage, driver = build_output(config, "sim-headless")
+    app = ConsoleApp(stage, driver, EventQueue(), [], store)
+    threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
+    with closing_app(app):
+        run_realtime(app, 60)  # returns once the signal has stopped it
+    assert not app.running and flushed
+    assert driver.shown > 0 and driver.last_leds == bytes(512 * 3) and driver.closed
