@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
+
+# The machine is shared (2 cores, other work beside the tests): a slow example is not a failure.
+settings.register_profile("hues", deadline=None, print_blob=True)
+settings.load_profile("hues")
 
 from tests.redis_server import INSTALL_HINT, FakeRedisRig, RedisServer, find_redis_server, replies_lost
 
