@@ -1,4 +1,5 @@
-"""Shared fixtures: the real and the fake Redis servers the store's tests run against."""
+"""Shared fixtures: the real and the fake Redis servers the store's tests run against, and the
+hypothesis profile."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ import os
 import pytest
 from hypothesis import settings
 
+from tests.redis_server import INSTALL_HINT, FakeRedisRig, RedisServer, find_redis_server, replies_lost
+
 # The machine is shared (2 cores, other work beside the tests): a slow example is not a failure.
 settings.register_profile("hues", deadline=None, print_blob=True)
 settings.load_profile("hues")
-
-from tests.redis_server import INSTALL_HINT, FakeRedisRig, RedisServer, find_redis_server, replies_lost
 
 
 @pytest.fixture
