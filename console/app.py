@@ -20,9 +20,8 @@ from console.render import describe, render
 from console.rules import GameState, NewGame, RuleError
 from console.ui import Ui
 from hal.drivers.base import Driver
-from hal.frame import Frame
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
-from hal.output import OutputStage
+from hal.output import OutputStage, Panel
 
 log = logging.getLogger("hues-console")
 
@@ -61,6 +60,7 @@ class ConsoleApp:
         journal: Callable[[str, Any], None] | None = None,
         idle_timeout_s: float = 0.0,
     ):
+        self.panel = Panel(stage, driver)
         self.stage = stage
         self.driver = driver
         self.events = events
@@ -78,7 +78,6 @@ class ConsoleApp:
         self.stats = AppStats()
         self.running = True
         self.powering_off = False
-        self._last_frame: Frame | None = None
         self._last_hint = ""
         self._hinted: tuple = (None, None)
         self._held_since: float | None = None
@@ -107,7 +106,7 @@ class ConsoleApp:
             self.game = None
             return
         self.journal("resumed", record)
-        self.ui = replace(self.ui, screen="resume", resume_offer=True, choice=0)
+        self.ui = replace(self.ui, screen="resume", choice=0)
 
     def _last_winners(self) -> tuple[str, ...]:
         finished = (g for g in self.store.history(10) if g.get("status") == "finished")
@@ -173,10 +172,8 @@ class ConsoleApp:
             self.ui = replace(self.ui, hold_progress=progress)
 
     def _push(self, now: float) -> None:
-        frame = render(self.game, self.ui, now, self.stage.layout.width, self.stage.layout.height)
-        if frame != self._last_frame:
-            self.driver.show(self.stage.process(frame), frame)
-            self._last_frame = frame
+        layout = self.panel.layout
+        if self.panel.show(render(self.game, self.ui, now, layout.width, layout.height)):
             self.stats.frames_pushed += 1
         if self.hint is not None and not (self.game is self._hinted[0] and self.ui is self._hinted[1]):
             self._hinted = (self.game, self.ui)  # states are immutable: the same objects, the same hint
@@ -203,12 +200,9 @@ class ConsoleApp:
     def close(self, flush_s: float = 2.0) -> None:
         """Clear the panel and flush the store: on exit, SIGTERM, or before powering off."""
         try:
-            self.driver.clear()
+            self.panel.close()
         finally:
-            try:
-                self.store.flush(flush_s)
-            finally:
-                self.driver.close()
+            self.store.flush(flush_s)
         if self.powering_off and self.shutdown.poweroff is not None:
             self.shutdown.poweroff()
 

@@ -118,11 +118,11 @@ def _resume(game: GameState, ui: Ui, button: str, t: float) -> Step:
     if button != "a":
         return Step(game, ui)
     if ui.choice == 0:
-        resumed = screen_for(game, replace(ui, resume_offer=False), t)
+        resumed = screen_for(game, ui, t)
         if resumed.screen == "reveal":  # straight to the scoreboard: the reveal was seen already
             resumed = replace(resumed, since=t - REVEAL_SCORES_S)
         return Step(game, resumed)
-    return Step(None, _to(ui, "setup", t, resume_offer=False, setup=replace(ui.setup, item=0)), abandon=True)
+    return Step(None, _to(ui, "setup", t, setup=replace(ui.setup, item=0)), abandon=True)
 
 
 def _setup(game, ui: Ui, button: str, t: float, rng: random.Random) -> Step:

@@ -37,7 +37,7 @@ from hal.frame import RGB, Frame
 from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputEvent
 from hal.inputs.script import ScriptInput, Step
 from hal.layout import Layout
-from hal.output import OutputStage
+from hal.output import OutputStage, Panel
 from hal.png import encode_png
 
 # --- stages and timings ------------------------------------------------------------------------
@@ -260,7 +260,7 @@ class DiagApp:
         hint: Callable[[str], None] | None = None,
         pins: Mapping[str, int] | None = None,
     ):
-        self.output = output
+        self.panel = Panel(output, driver)
         self.driver = driver
         self.events = events
         self.sources = sources
@@ -275,7 +275,6 @@ class DiagApp:
         self._seen: set[str] = set()
         self._finish_down: float | None = None
         self._chase_panel = 0
-        self._last_frame: Frame | None = None
 
     def start(self, now: float) -> None:
         self._enter(STAGES[0], now)
@@ -298,11 +297,7 @@ class DiagApp:
                      if button in self._held or now - pressed < LIT_AFTER_PRESS_S)
 
     def close(self) -> None:
-        """Clear the panel and let the driver go."""
-        try:
-            self.driver.clear()
-        finally:
-            self.driver.close()
+        self.panel.close()
 
     # --- inside ----------------------------------------------------------------------------
 
@@ -355,10 +350,7 @@ class DiagApp:
 
     def _push(self, now: float) -> None:
         t = now - self._since
-        frame = diag_frame(self.stage, t, self.layout, self.lit_buttons(now))
-        if frame != self._last_frame:
-            self.driver.show(self.output.process(frame), frame)
-            self._last_frame = frame
+        self.panel.show(diag_frame(self.stage, t, self.layout, self.lit_buttons(now)))
         if self.stage == CHASE:
             self._name_panel_start(chase_head(t, self.layout.led_count))
 

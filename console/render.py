@@ -96,6 +96,11 @@ def render(state: GameState | None, ui: Ui, t: float, width: int = 32, height: i
 # --- the board layers ---------------------------------------------------------------------------
 
 
+def board_frame(width: int = 32, height: int = 16) -> Frame:
+    """The plain board, nothing on it: what the palette's LED check drives."""
+    return Frame(width, height, bytearray(_board_bytes(width, height)))
+
+
 @lru_cache(maxsize=8)
 def _board_bytes(width: int, height: int) -> bytes:
     """The plain board at the top left of a black width x height canvas."""

@@ -18,12 +18,11 @@ from console.config import Config, load_config
 from console.controller import screen_for
 from console.palette import board_colors
 from console.record import replay_record, state_json
-from console.render import render
+from console.render import board_frame, render
 from console.store import GameStore
 from console.ui import Ui
 from console.wiring import SIMULATORS, build_app, build_output, gpio_input, resolve_driver_name
 from hal.drivers import DriverError
-from hal.frame import Frame
 from hal.inputs.events import EventQueue, InputConfigError
 from hal.inputs.script import ScriptError, ScriptInput, Step, parse_script
 from hal.png import encode_png
@@ -195,10 +194,7 @@ def print_palette(config_path: str | None, as_json: bool) -> int:
 def board_led_values(stage) -> tuple[list[tuple[int, int, int]], float]:
     """The drive values of the 480 cells when the whole board is shown, and that brightness."""
     layout = stage.layout
-    frame = Frame(layout.width, layout.height)
-    for cell in ALL_CELLS:
-        frame.set(cell.col, cell.row, board_colors()[cell.index])
-    leds = stage.process(frame)
+    leds = stage.process(board_frame(layout.width, layout.height))
     values = []
     for cell in ALL_CELLS:
         i = 3 * layout.chain_index[cell.row * layout.width + cell.col]

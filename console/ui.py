@@ -30,7 +30,7 @@ SETUP_ITEMS = ("players", "variant", "first_giver", "start")
 CENTRE = Cell(7, 14)
 
 # Reveal timeline, in seconds after the round is scored (A skips to the next stage).
-REVEAL_FRAME_S = 0.0  # the scoring frame flashes around the target, the target blinks
+# From 0 s the scoring frame flashes around the target and the target blinks, then:
 REVEAL_POINTS_S = 3.0  # each player's points for the round
 REVEAL_SCORES_S = 6.0  # the scoreboard, paged every SCOREBOARD_PAGE_S when it does not fit
 SCOREBOARD_PAGE_S = 2.5
@@ -58,7 +58,6 @@ class Ui:
     brightness: float = 1.0  # the ceiling the host set (the limiter may still lower it)
     last_winners: tuple[str, ...] = ()  # colours of the last game's winners, for the idle screen
     store_online: bool = True
-    resume_offer: bool = False  # an unfinished game is waiting in the store
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
 

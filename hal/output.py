@@ -18,6 +18,7 @@ import math
 import operator
 from dataclasses import dataclass
 
+from hal.drivers.base import Driver
 from hal.frame import Frame
 from hal.layout import Layout
 
@@ -177,3 +178,29 @@ class OutputStage:
                 break
             level, drive = level + 1, brighter
         return level, drive
+
+
+class Panel:
+    """What an app shows frames on: the output stage feeding one driver. A frame equal to the
+    last one is not processed or sent again, so a still screen costs no LED traffic."""
+
+    def __init__(self, stage: OutputStage, driver: Driver):
+        self.stage = stage
+        self.driver = driver
+        self.layout = stage.layout
+        self._last: Frame | None = None
+
+    def show(self, frame: Frame) -> bool:
+        """Send `frame` if it differs from the last one sent; True when it was sent."""
+        if frame == self._last:
+            return False
+        self.driver.show(self.stage.process(frame), frame)
+        self._last = frame
+        return True
+
+    def close(self) -> None:
+        """Turn every LED off and let the driver go (on exit, SIGTERM, before powering off)."""
+        try:
+            self.driver.clear()
+        finally:
+            self.driver.close()

@@ -2,11 +2,10 @@ import itertools
 import math
 
 import pytest
-
-from console.rules import DEFAULT_COLOR_NAMES
 from hypothesis import given
 from hypothesis import strategies as st
 
+from console.config import load_config
 from console.palette import (
     COLUMNS,
     PAWN_COLORS,
@@ -25,9 +24,9 @@ from console.palette import (
     oklch_to_srgb,
     srgb_to_oklab,
 )
-from hal.frame import Frame
-from hal.layout import Layout, LayoutOptions
-from hal.output import OutputStage, PowerBudget
+from console.rules import DEFAULT_COLOR_NAMES
+from console.session import board_led_values
+from console.wiring import build_output
 
 byte = st.integers(0, 255)
 rgb = st.tuples(byte, byte, byte)
@@ -180,17 +179,12 @@ def test_board_survives_the_current_limiter_and_8_bit_drive():
     assert led_separation(drives, brightness) >= REQUIRED_SEPARATION
 
 
-def test_board_survives_the_real_output_stage():
-    layout = Layout(LayoutOptions())
-    stage = OutputStage(layout, brightness=1.0, gamma=GAMMA, power=PowerBudget())
-    frame = Frame(layout.width, layout.height)
-    for index, colour in enumerate(board_colors()):
-        row, col = divmod(index, COLUMNS)
-        frame.set(col, row, colour)
-    leds = stage.process(frame)
-    brightness = stage.last_brightness
-    chain = [layout.chain_index[row * layout.width + col] for row in range(ROWS) for col in range(COLUMNS)]
-    drives = [tuple(leds[3 * led : 3 * led + 3]) for led in chain]
+def test_board_survives_the_default_configuration_on_the_leds(tmp_path):
+    """What `hues-console palette` reports: the packaged configuration's output stage, the
+    board as the renderer draws it, the brightness the power limit allows for it."""
+    config = load_config(None, environ={}, etc_path=str(tmp_path / "none.yaml"))
+    stage, _ = build_output(config, "sim-headless")
+    drives, brightness = board_led_values(stage)
     assert 0.25 < brightness < 0.4
     assert len(set(drives)) == 480
     assert led_separation(drives, brightness) >= REQUIRED_SEPARATION
