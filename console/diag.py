@@ -26,11 +26,11 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
-from console.app import InputSource, run_virtual
+from console.app import InputSource
 from console.cli import UsageError, write_output
 from console.config import Config, load_config
 from console.font import GLYPH_HEIGHT, draw_text, text_width
-from console.session import load_script, run_interactive, script_source
+from console.session import load_script, play_script, run_interactive, scripted
 from console.wiring import SIMULATORS, build_output
 from hal.drivers import Driver
 from hal.frame import RGB, Frame
@@ -390,13 +390,7 @@ def build_diag(config: Config, driver_name: str,
 def scripted_diag(config: Config, steps: tuple[Step, ...],
                   hint: Callable[[str], None] | None = None) -> tuple[DiagApp, ScriptInput]:
     """The wiring check on the headless simulator, its inputs from script steps (virtual clock)."""
-    scripts: list[ScriptInput] = []
-
-    def sources(events):
-        scripts.append(script_source(config, steps, events))
-        return scripts
-
-    return build_diag(config, "sim-headless", sources, hint), scripts[0]
+    return scripted(config, steps, lambda name, sources: build_diag(config, name, sources, hint))
 
 
 def diag_main(config_path: str | None, simulator: bool, script: str | None, png: str | None) -> int:
@@ -415,12 +409,7 @@ def diag_main(config_path: str | None, simulator: bool, script: str | None, png:
 
 
 def _run_scripted(config: Config, script_path: str, png: str | None) -> int:
-    app, script = scripted_diag(config, load_script(script_path), hint=print)
-    try:
-        run_virtual(app, config.display.fps, lambda: script.done)
-        frame = app.driver.last_frame
-    finally:
-        app.close()
+    frame = play_script(config, *scripted_diag(config, load_script(script_path), hint=print))
     if png is not None:
         write_output(png, encode_png(frame))
     return 0

@@ -98,7 +98,7 @@ def render(state: GameState | None, ui: Ui, t: float, width: int = 32, height: i
 
 def board_frame(width: int = 32, height: int = 16) -> Frame:
     """The plain board, nothing on it: what the palette's LED check drives."""
-    return Frame(width, height, bytearray(_board_bytes(width, height)))
+    return _frame_from(_board_bytes(width, height), width, height)
 
 
 @lru_cache(maxsize=8)

@@ -25,6 +25,7 @@ from console.wiring import SIMULATORS, build_app, build_output, gpio_input, reso
 from hal.drivers import DriverError
 from hal.inputs.events import EventQueue, InputConfigError
 from hal.inputs.script import ScriptError, ScriptInput, Step, parse_script
+from hal.frame import Frame
 from hal.png import encode_png
 
 
@@ -109,21 +110,11 @@ def run_headless(config_path: str | None, script_path: str, png: str | None,
     record (`{"resumed": [...]}`), one JSON line each: how the power-cut test knows what was
     acknowledged before it pulled the plug."""
     config = load_config(config_path)
-    steps = load_script(script_path)
-    scripts: list[ScriptInput] = []
-
-    def sources(events):
-        scripts.append(script_source(config, steps, events))
-        return scripts
-
     journal = _print_journal if report_actions else None
-    app = build_app(config, "sim-headless", sources, rng=random.Random(seed), journal=journal)
-    try:
-        run_virtual(app, config.display.fps, lambda: scripts[0].done)
-        frame = app.driver.last_frame
-        game = app.game
-    finally:
-        app.close()
+    app, script = scripted(config, load_script(script_path), lambda name, sources: build_app(
+        config, name, sources, rng=random.Random(seed), journal=journal))
+    frame = play_script(config, app, script)
+    game = app.game
     if png and frame is not None:
         write_output(png, encode_png(frame))
     if state_json_path:
@@ -145,11 +136,29 @@ def load_script(path: str) -> tuple[Step, ...]:
         raise UsageError(str(exc)) from None
 
 
-def script_source(config: Config, steps: tuple[Step, ...], events: EventQueue) -> ScriptInput:
-    """Script steps played on the app's frame grid, auto-repeating as the configured joystick."""
+def scripted(config: Config, steps: tuple[Step, ...], build: Callable) -> tuple:
+    """(app, its script input): an app (the console or the wiring check) on the headless
+    simulator, `build(driver_name, sources)` making it, its inputs the script's steps played on
+    the app's frame grid and auto-repeating like the configured joystick."""
     inp = config.input
-    return ScriptInput(steps, events, 1 / config.display.fps, inp.repeat_delay_ms / 1000,
-                       inp.repeat_rate_hz)
+    scripts: list[ScriptInput] = []
+
+    def sources(events: EventQueue) -> list[ScriptInput]:
+        scripts.append(ScriptInput(steps, events, 1 / config.display.fps, inp.repeat_delay_ms / 1000,
+                                   inp.repeat_rate_hz))
+        return scripts
+
+    return build("sim-headless", sources), scripts[0]
+
+
+def play_script(config: Config, app, script: ScriptInput) -> Frame | None:
+    """Run `app` on the virtual clock until its script is over, close it, and return the last
+    frame it showed."""
+    try:
+        run_virtual(app, config.display.fps, lambda: script.done)
+        return app.driver.last_frame
+    finally:
+        app.close()
 
 
 def render_record(config_path: str | None, record_path: str, t: float, json_out: str | None,

@@ -15,7 +15,7 @@ from console import rules
 from console.config import load_config
 from console.record import action_from_json, action_to_json, state_json
 from console.rules import Next
-from console.session import script_source
+from console.session import scripted
 from console.store import GameStore
 from console.wiring import build_app
 from hal.inputs.script import parse_script
@@ -92,19 +92,13 @@ def test_redis_killed_mid_game_and_restarted(redis_server, tmp_path):
     back: the stored record is the whole game, in order, without duplicates."""
     script, expected, record = plan_game(4, "free", 1, 3, some_cell, near_guesser(3), passes=lambda s: False)
     config = load_config(str(write_config(tmp_path, redis_server.url)), environ={})
-    scripts = []
-
-    def sources(events):
-        scripts.append(script_source(config, parse_script(script.text()), events))
-        return scripts
-
     stored = []
-    app = build_app(config, "sim-headless", sources, rng=random.Random(3),
-                    journal=lambda kind, what: stored.append(what))
+    app, script_input = scripted(config, parse_script(script.text()), lambda name, sources: build_app(
+        config, name, sources, rng=random.Random(3), journal=lambda kind, what: stored.append(what)))
     app.start(0.0)
     kill_after, restart_after = len(record) // 3, 2 * len(record) // 3
     offline_seen, frame = False, 0
-    while not (scripts[0].done and app.store.online):
+    while not (script_input.done and app.store.online):
         now = frame / 60
         app.tick(now)
         frame += 1
