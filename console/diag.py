@@ -31,7 +31,7 @@ from console.cli import UsageError, write_output
 from console.config import Config, load_config
 from console.font import GLYPH_HEIGHT, draw_text, text_width
 from console.session import load_script, play_script, run_interactive, scripted
-from console.wiring import SIMULATORS, build_output
+from console.wiring import SIMULATORS, build_io
 from hal.drivers import Driver
 from hal.frame import RGB, Frame
 from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputEvent
@@ -377,14 +377,7 @@ def build_diag(config: Config, driver_name: str,
                hint: Callable[[str], None] | None = None,
                pins: Mapping[str, int] | None = None) -> DiagApp:
     """The wiring check on one driver; `sources` makes the input sources on the shared queue."""
-    events = EventQueue()
-    output, driver = build_output(config, driver_name)
-    try:
-        made = sources(events)
-    except BaseException:
-        driver.close()
-        raise
-    return DiagApp(output, driver, events, made, hint=hint, pins=pins)
+    return DiagApp(*build_io(config, driver_name, sources), hint=hint, pins=pins)
 
 
 def scripted_diag(config: Config, steps: tuple[Step, ...],

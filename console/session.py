@@ -21,7 +21,7 @@ from console.record import replay_record, state_json
 from console.render import board_frame, render
 from console.store import GameStore
 from console.ui import Ui
-from console.wiring import SIMULATORS, build_app, build_output, gpio_input, resolve_driver_name
+from console.wiring import SIMULATORS, build_app, build_output, gpio_input, resolve_driver_name, store_for
 from hal.drivers import DriverError
 from hal.inputs.events import EventQueue, InputConfigError
 from hal.inputs.script import ScriptError, ScriptInput, Step, parse_script
@@ -30,8 +30,7 @@ from hal.png import encode_png
 
 
 def open_store(config_path: str | None) -> GameStore:
-    config = load_config(config_path)
-    return GameStore(config.store.url, prefix=config.store.prefix)
+    return store_for(load_config(config_path))
 
 
 def play(config_path: str | None, simulator: bool) -> int:

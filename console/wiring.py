@@ -80,24 +80,38 @@ def systemctl_poweroff() -> None:
     subprocess.run(["systemctl", "poweroff"], check=False)
 
 
+def store_for(config: Config) -> GameStore:
+    return GameStore(config.store.url, prefix=config.store.prefix)
+
+
+def build_io(config: Config, driver_name: str, sources: Callable[[EventQueue], list[InputSource]]
+             ) -> tuple[OutputStage, Driver, EventQueue, list[InputSource]]:
+    """Output stage, driver, the shared event queue and the input sources `sources` makes on it;
+    the driver is let go again if the inputs cannot be opened."""
+    events = EventQueue()
+    stage, driver = build_output(config, driver_name)
+    try:
+        return stage, driver, events, sources(events)
+    except BaseException:
+        driver.close()
+        raise
+
+
 def build_app(
     config: Config,
     driver_name: str,
     sources: Callable[[EventQueue], list[InputSource]],
     *,
-    store: GameStore | None = None,
     rng=None,
     hint: Callable[[str], None] | None = None,
     journal: Callable[[str, object], None] | None = None,
 ) -> ConsoleApp:
     """The whole console for one driver; `sources` makes the input sources on the shared queue."""
-    events = EventQueue()
-    stage, driver = build_output(config, driver_name)
     shut = config.input.shutdown
     on_hardware = driver_name not in SIMULATORS
     return ConsoleApp(
-        stage, driver, events, sources(events),
-        store if store is not None else GameStore(config.store.url, prefix=config.store.prefix),
+        *build_io(config, driver_name, sources),
+        store_for(config),
         colors=config.players.colors,
         rng=rng,
         shutdown=Shutdown(shut.button, shut.hold_s,
