@@ -61,8 +61,6 @@ class ConsoleApp:
         idle_timeout_s: float = 0.0,
     ):
         self.panel = Panel(stage, driver)
-        self.stage = stage
-        self.driver = driver
         self.events = events
         self.sources = sources
         self.store = store
@@ -81,6 +79,14 @@ class ConsoleApp:
         self._last_hint = ""
         self._hinted: tuple = (None, None)
         self._held_since: float | None = None
+
+    @property
+    def stage(self) -> OutputStage:
+        return self.panel.stage
+
+    @property
+    def driver(self) -> Driver:
+        return self.panel.driver
 
     # --- start -------------------------------------------------------------------------------
 

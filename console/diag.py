@@ -261,12 +261,10 @@ class DiagApp:
         pins: Mapping[str, int] | None = None,
     ):
         self.panel = Panel(output, driver)
-        self.driver = driver
         self.events = events
         self.sources = sources
         self.hint = hint
         self.pins = dict(pins or {})
-        self.layout = output.layout
         self.running = True
         self.stage = STAGES[0]
         self._since = 0.0
@@ -275,6 +273,14 @@ class DiagApp:
         self._seen: set[str] = set()
         self._finish_down: float | None = None
         self._chase_panel = 0
+
+    @property
+    def driver(self) -> Driver:
+        return self.panel.driver
+
+    @property
+    def layout(self) -> Layout:
+        return self.panel.layout
 
     def start(self, now: float) -> None:
         self._enter(STAGES[0], now)
