@@ -1,2 +1,9 @@
-"""The game: a pure rules engine, the controller that turns button presses into game actions,
-the renderer that turns state into frames, the store, and the app loop around them."""
+"""Hues and Cues on an LED panel, one folder per layer (lower layers never import higher ones):
+
+- `game`: the pure rules engine and game record;
+- `view`: the pure renderer and what it draws with;
+- `store`: game records in Redis;
+- `config`: the YAML configuration;
+- `play`: the controller and the app loop;
+- `commands`: the `hues-console` command.
+"""

@@ -67,6 +67,10 @@ class PowerBudget:
         """Estimated current of `led_count` LEDs whose drive bytes add up to `channel_sum`."""
         return channel_sum * self.led_ma / 765 + self.idle_ma * led_count
 
+    def watts(self, current_ma: float) -> float:
+        """What a draw of `current_ma` costs the supply: for sizing the supply and its cabling."""
+        return current_ma * self.supply_volts / 1000
+
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from console import rules
-from console.board import ALL_CELLS, Cell, distance, parse_cell
-from console.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue
+from console.game import rules
+from console.game.board import ALL_CELLS, Cell, distance, parse_cell
+from console.game.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue
 
 
 def c(name: str) -> Cell:

@@ -20,7 +20,7 @@ from pathlib import Path
 import fakeredis
 import redis
 
-from console.store import GameStore
+from console.store.games import GameStore
 from tests.fakes import FakeClock
 
 CONFIG = Path(__file__).resolve().parent.parent / "config" / "redis-hues.conf"

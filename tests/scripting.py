@@ -12,11 +12,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable
 
-from console import rules
-from console.board import Cell
-from console.controller import new_game_action
-from console.rules import Action, ChooseTarget, Clue, GameState, Next, Place, SkipClue
-from console.ui import CENTRE, SetupChoices
+from console.game import rules
+from console.game.board import Cell
+from console.play.controller import new_game_action
+from console.game.rules import Action, ChooseTarget, Clue, GameState, Next, Place, SkipClue
+from console.view.ui import CENTRE, SetupChoices
 
 Policy = Callable[[GameState, int], Cell]  # (state, guesser) -> where the pawn goes
 

@@ -9,12 +9,12 @@ import random
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from console.app import ConsoleApp, Shutdown
-from console.config import load_config
-from console.record import action_to_json
-from console.rules import ChooseTarget, Clue, NewGame
-from console.store import GameStore
-from console.wiring import build_output, gpio_input
+from console.play.app import ConsoleApp, Shutdown
+from console.config.loader import load_config
+from console.game.record import action_to_json
+from console.game.rules import ChooseTarget, Clue, NewGame
+from console.store.games import GameStore
+from console.commands.wiring import build_output, gpio_input
 from hal.inputs.events import EventQueue
 from tests.gameplay import c
 from tests.fakes import FakeClock
@@ -195,8 +195,8 @@ def test_sigterm_stops_the_loop_clears_the_panel_and_flushes_the_store(config):
     import signal
     import threading
 
-    from console.app import run_realtime
-    from console.session import closing_app
+    from console.play.app import run_realtime
+    from console.commands.session import closing_app
 
     flushed = []
     store = GameStore("memory://")

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from console import bench, cli
-from console.palette import board_colors
+from console.commands import bench
+from console.commands import main as cli
+from console.view.palette import board_colors
 from tests.test_record import EXAMPLE
 
 
@@ -27,6 +28,9 @@ def test_palette_json_has_every_cell_with_rgb_and_led_values(isolated, capsys):
     assert [tuple(c["rgb"]) for c in cells] == list(board_colors())
     assert 0.2 < out["brightness"] < 0.4  # the full board is power limited
     assert len({tuple(c["led"]) for c in cells}) == 480
+    # The limiter fills the LEDs' share of a 4 A supply (the Pi takes 700 mA); at 5 V that is watts.
+    assert 3200 < out["current_ma"] <= 3300
+    assert out["power_w"] == round(out["current_ma"] * 5 / 1000, 2)
 
 
 def test_render_json_and_png(isolated, tmp_path, capsys):

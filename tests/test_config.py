@@ -12,10 +12,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from console.config import (
+from console.config.loader import (
     ENV_VAR, Config, ConfigError, check_config_main, load_config, packaged_default,
 )
-from console.config_schema import PAWN_COLOR_NAMES, ButtonPins, setting_paths
+from console.config.schema import PAWN_COLOR_NAMES, ButtonPins, setting_paths
 from hal.inputs.events import BUTTONS
 from hal.layout import LayoutOptions
 from hal.output import PowerBudget
@@ -94,7 +94,7 @@ def test_button_pins_are_the_input_buttons_in_order(no_etc):
 def test_a_broken_packaged_default_is_reported_against_itself(write, no_etc, monkeypatch):
     text = packaged_default().read_text(encoding="utf-8").replace("  fps: 60", "  fbs: 60")
     broken = write(text, "broken-default.yaml")
-    monkeypatch.setattr("console.config.packaged_default", lambda: pathlib.Path(broken))
+    monkeypatch.setattr("console.config.loader.packaged_default", lambda: pathlib.Path(broken))
     number = {line.split(":")[0].strip(): n for n, line in enumerate(text.splitlines(), 1)}
     assert problems(None, no_etc) == (
         f"{broken}:{number['display']}: display: missing key fps",

@@ -7,9 +7,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from console import controller, rules
-from console.render import describe, render
-from console.ui import Ui
+from console.play import controller
+from console.game import rules
+from console.view.render import describe, render
+from console.view.ui import Ui
 
 # Weighted like real play: mostly moving and confirming, sometimes backing out or starting over.
 BUTTONS = ["up", "down", "left", "right"] * 3 + ["a"] * 6 + ["b", "start"]

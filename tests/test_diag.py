@@ -10,14 +10,14 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console.cli import UsageError
-from console.config import load_config
-from console.diag import (
+from console.commands.common import UsageError
+from console.config.loader import load_config
+from console.commands.diag import (
     BUTTON_COLOURS, CHASE, CHASE_LEDS_PER_S, CHASE_TAIL_LEDS, COORDINATES, COORDINATES_S,
     CORNER_COLOURS, CORNERS, CORNERS_S, EDGE, FINISH_HOLD_S, INPUTS, LIT_AFTER_PRESS_S,
     UNLIT_COLOURS, build_diag, diag_frame, diag_main, input_region, scripted_diag, stage_seconds,
 )
-from console.wiring import gpio_input
+from console.commands.wiring import gpio_input
 from hal.frame import Frame
 from hal.inputs.events import BUTTONS, QUIT, InputEvent
 from hal.inputs.script import parse_script

@@ -1,11 +1,10 @@
 import inspect
 import io
 import re
-import struct
-import zlib
 
 import pytest
 import rpi_ws281x
+from PIL import Image
 
 from hal.drivers import DRIVER_NAMES, DriverError, make_driver
 from hal.drivers import ws281x as ws281x_module
@@ -17,7 +16,7 @@ from hal.drivers.ws281x import STRIP_TYPES, PiProbe, PixelStripStandIn, Ws281xDr
 from hal.frame import Frame
 from hal.layout import Layout, LayoutOptions
 from hal.output import OutputStage, PowerBudget
-from hal.png import SIGNATURE, encode_png
+from hal.picture import encode_png
 
 LAYOUT = Layout(LayoutOptions())
 LEDS = LAYOUT.led_count
@@ -275,25 +274,12 @@ def test_terminal_status_line_set_before_the_first_frame_is_drawn_with_it():
 
 
 def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
-    """Width, height and scanlines (without filter bytes) of an unfiltered 8-bit RGB PNG."""
-    assert data[:8] == SIGNATURE
-    chunks, offset = {}, 8
-    while offset < len(data):
-        (length,) = struct.unpack(">I", data[offset : offset + 4])
-        kind, body = data[offset + 4 : offset + 8], data[offset + 8 : offset + 8 + length]
-        (crc,) = struct.unpack(">I", data[offset + 8 + length : offset + 12 + length])
-        assert crc == zlib.crc32(kind + body)
-        chunks[kind] = body
-        offset += 12 + length
-    assert set(chunks) == {b"IHDR", b"IDAT", b"IEND"}
-    width, height, depth, colour, *_ = struct.unpack(">IIBBBBB", chunks[b"IHDR"])
-    assert (depth, colour) == (8, 2)
-    raw = zlib.decompress(chunks[b"IDAT"])
-    stride = 1 + width * 3
-    assert len(raw) == stride * height
-    lines = [raw[y * stride : (y + 1) * stride] for y in range(height)]
-    assert all(line[0] == 0 for line in lines)
-    return width, height, [line[1:] for line in lines]
+    """Width, height and rows of RGB bytes of a PNG, read back with Pillow."""
+    image = Image.open(io.BytesIO(data))
+    assert (image.format, image.mode) == ("PNG", "RGB")
+    raw = image.tobytes()
+    stride = image.width * 3
+    return image.width, image.height, [raw[y * stride : (y + 1) * stride] for y in range(image.height)]
 
 
 def pixel(lines: list[bytes], x: int, y: int) -> tuple[int, ...]:

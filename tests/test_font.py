@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.font import (
+from console.view.font import (
     GLYPH_HEIGHT,
     GLYPHS,
     ICONS,

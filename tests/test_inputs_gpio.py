@@ -67,15 +67,14 @@ def test_repeat_first_after_delay_then_at_rate():
     assert repeat.due(10.0) == []
 
 
-def test_repeat_only_for_directions_but_every_hold_is_tracked():
+def test_repeat_only_for_directions():
     repeat = AutoRepeat()
     for button in BUTTONS:
         repeat.press(button, 1.0)
     assert {e.button for e in repeat.due(1.36)} == set(DIRECTIONS)
-    assert repeat.held_since("start") == 1.0
     repeat.release("start", 7.0)
-    assert repeat.held_since("start") is None
-    assert repeat.held_since("a") == 1.0
+    repeat.release("up", 7.0)
+    assert {e.button for e in repeat.due(7.5)} == set(DIRECTIONS) - {"up"}
 
 
 def test_late_poll_emits_only_the_newest_repeats_and_keeps_the_grid():
@@ -95,7 +94,7 @@ def test_repress_restarts_the_delay():
     repeat.press("down", 0.0)
     repeat.press("down", 1.0)
     assert repeat.due(1.29) == []
-    assert repeat.held_since("down") == 1.0
+    assert [e.time for e in repeat.due(1.3)] == [pytest.approx(1.3)]
 
 
 @pytest.mark.parametrize(

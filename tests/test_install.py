@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from console.app import ConsoleApp
-from console.cli import EXIT_USAGE
-from console.config import load_config
-from console.wiring import resolve_driver_name
+from console.play.app import ConsoleApp
+from console.commands.common import EXIT_USAGE
+from console.config.loader import load_config
+from console.commands.wiring import resolve_driver_name
 from hal.layout import Layout
 
 REPO = Path(__file__).resolve().parent.parent

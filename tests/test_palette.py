@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from console.config import load_config
-from console.palette import (
+from console.config.loader import load_config
+from console.view.palette import (
     COLUMNS,
     PAWN_COLORS,
     ROWS,
@@ -24,9 +24,9 @@ from console.palette import (
     oklch_to_srgb,
     srgb_to_oklab,
 )
-from console.rules import DEFAULT_COLOR_NAMES
-from console.session import board_led_values
-from console.wiring import build_output
+from console.game.rules import DEFAULT_COLOR_NAMES
+from console.commands.session import board_led_values
+from console.commands.wiring import build_output
 
 byte = st.integers(0, 255)
 rgb = st.tuples(byte, byte, byte)

@@ -11,15 +11,15 @@ import sys
 import time
 from pathlib import Path
 
-from console import rules
-from console.config import load_config
-from console.record import action_from_json, action_to_json, state_json
-from console.rules import Next
-from console.session import scripted
-from console.store import GameStore
-from console.wiring import build_app
+from console.game import rules
+from console.config.loader import load_config
+from console.game.record import action_from_json, action_to_json, state_json
+from console.game.rules import Next
+from console.commands.session import scripted
+from console.store.games import GameStore
+from console.commands.wiring import build_app
 from hal.inputs.script import parse_script
-from console.ui import SetupChoices
+from console.view.ui import SetupChoices
 from tests.scripting import fresh_script, plan_game, script_for
 from tests.test_whole_games import first_card_cell, near_guesser, some_cell
 
@@ -57,7 +57,7 @@ def test_pulling_the_plug_over_and_over_loses_nothing(redis_server, tmp_path):
         path.write_text(script.text())
         runs += 1
         proc = subprocess.Popen(
-            [sys.executable, "-m", "console.cli", "sim", "--headless", "--script", str(path),
+            [sys.executable, "-m", "console.commands.main", "sim", "--headless", "--script", str(path),
              "--config", str(config), "--seed", str(seed), "--report-actions", "--state-json", str(out)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent)
         acknowledged = list(stored)

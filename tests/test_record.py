@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from console import cli
-from console.record import RecordError, action_from_json, dumps_record, parse_record, replay_record
-from console.rules import ChooseTarget, Clue, NewGame, Next, Place, SkipClue
+from console.commands import main as cli
+from console.game.record import RecordError, action_from_json, dumps_record, parse_record, replay_record
+from console.game.rules import ChooseTarget, Clue, NewGame, Next, Place, SkipClue
 from tests.gameplay import c
 
 EXAMPLE = """\

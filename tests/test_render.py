@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console import rules
-from console.board import ALL_CELLS, COLS, ROWS, Cell, distance
-from console.palette import PAWN_COLORS, board_colors
-from console.render import CanvasError, describe, render
-from console.rules import ChooseTarget, Clue, GameState, NewGame, Pawn, Place, SkipClue
-from console.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SCREENS, SetupChoices, Ui
+from console.game import rules
+from console.game.board import ALL_CELLS, COLS, ROWS, Cell, distance
+from console.view.palette import PAWN_COLORS, board_colors
+from console.view.render import CanvasError, describe, render
+from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Pawn, Place, SkipClue
+from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SCREENS, SetupChoices, Ui
 from tests.gameplay import c, play_round
 
 BOARD = board_colors()

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from console import rules
-from console.board import ALL_CELLS, COLS, ROWS, RuleError, cells_within, distance, parse_cell
-from console.deck import CARD_COUNT, cards
-from console.rules import ChooseTarget, Clue, NewGame, Next, Place, apply
+from console.game import rules
+from console.game.board import ALL_CELLS, COLS, ROWS, RuleError, cells_within, distance, parse_cell
+from console.game.deck import CARD_COUNT, cards
+from console.game.rules import ChooseTarget, Clue, NewGame, Next, Place, apply
 from tests.gameplay import c, play_quiet_rounds, play_round
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from console import rules
-from console.record import dumps_record, replay_record, state_json
-from console.rules import NewGame, Place
+from console.game import rules
+from console.game.record import dumps_record, replay_record, state_json
+from console.game.rules import NewGame, Place
 
 
 @st.composite

@@ -8,11 +8,12 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from console.store import (
+from console.store.games import (
     CorruptRecordError, GameNotFoundError, GameStore, NoCurrentGameError, NotStorableError,
-    StoreOfflineError, StoreUrlError, export_main, history_main,
+    StoreOfflineError, StoreUrlError,
 )
-from console.store_format import format_date
+from console.commands.records import export_main, history_main
+from console.store.format import format_date
 from tests.redis_server import WALL_START, CountingRedis, FakeRedisRig, replies_lost
 
 NEW_GAME = {"action": "new_game", "players": 4, "seed": 7, "first_giver": 0, "variant": "cards"}
@@ -25,6 +26,11 @@ MOVES = [
 ]
 SUMMARY = {"players": 2, "colors": ["red", "blue"], "scores": [12, 9], "winners": [0],
            "winner_colors": ["red"]}
+
+
+def store_warnings(caplog) -> list[str]:
+    """The store's warnings logged so far (a record set aside, a setting that was not JSON...)."""
+    return [r.getMessage() for r in caplog.records if r.name == "console.store.games" and r.levelname == "WARNING"]
 
 
 def play(store: GameStore, moves=MOVES) -> str:
@@ -208,11 +214,11 @@ def test_a_setting_made_while_offline_is_written_when_redis_is_back(rig):
     assert rig.store().get_setting("brightness") == 0.3
 
 
-def test_a_setting_that_is_not_json_falls_back_to_the_default_with_a_warning(rig):
+def test_a_setting_that_is_not_json_falls_back_to_the_default_with_a_warning(rig, caplog):
     rig.redis.hset("hues:settings", "brightness", "{bright")
     store = rig.store()
     assert store.get_setting("brightness", 0.5) == 0.5
-    [warning] = store.take_warnings()
+    [warning] = store_warnings(caplog)
     assert "brightness" in str(warning) and "\n" not in str(warning)
     assert rig.redis.hget("hues:settings", "brightness") == "{bright"
 
@@ -246,13 +252,13 @@ def _record_not_a_list(r, game_id):
     (_unknown_version, "record format version '2'"),
     (_record_not_a_list, "not a list"),
 ])
-def test_a_corrupt_unfinished_record_is_set_aside_not_resumed(rig, tamper, reason):
+def test_a_corrupt_unfinished_record_is_set_aside_not_resumed(rig, tamper, reason, caplog):
     game_id = play(rig.store(), MOVES[:3])
     tamper(rig.redis, game_id)
     before = {key: rig.redis.dump(key) for key in rig.redis.keys(f"hues:game:{game_id}:*")}
     store = rig.store()
     assert store.unfinished() is None
-    [warning] = store.take_warnings()
+    [warning] = store_warnings(caplog)
     message = str(warning)
     assert reason in message and game_id in message and "\n" not in message
     assert rig.redis.keys(f"hues:game:{game_id}:*") == []
@@ -264,13 +270,13 @@ def test_a_corrupt_unfinished_record_is_set_aside_not_resumed(rig, tamper, reaso
     assert json.loads(rig.redis.get(quarantined["reason"]))["reason"] == message.split(": ", 1)[1]
 
 
-def test_a_game_the_rules_cannot_replay_is_set_aside_on_request(rig):
+def test_a_game_the_rules_cannot_replay_is_set_aside_on_request(rig, caplog):
     game_id = play(rig.store(), MOVES[:2])
     store = rig.store()
     assert store.unfinished()[0] == game_id
     store.set_aside(game_id, "place needs a target first")
     assert store.unfinished() is None
-    [warning] = store.take_warnings()
+    [warning] = store_warnings(caplog)
     assert str(warning) == (f"game {game_id} set aside as hues:quarantine:{game_id}@{int(WALL_START)}: "
                             "place needs a target first")
     assert rig.redis.llen(f"hues:quarantine:{game_id}@{int(WALL_START)}:record") == 3
@@ -288,7 +294,7 @@ def test_exporting_a_corrupt_game_sets_it_aside_and_says_so(rig):
     assert rig.redis.llen(f"hues:quarantine:{game_id}@{int(WALL_START)}:record") == 6
 
 
-def test_a_game_with_an_unreadable_summary_is_left_out_of_the_history(rig):
+def test_a_game_with_an_unreadable_summary_is_left_out_of_the_history(rig, caplog):
     store = rig.store()
     bad = play(store)
     store.finish(SUMMARY)
@@ -298,11 +304,11 @@ def test_a_game_with_an_unreadable_summary_is_left_out_of_the_history(rig):
     rig.redis.hset(f"hues:game:{bad}:meta", "summary", "{nope")
     reader = rig.store()
     assert [entry["game_id"] for entry in reader.history()] == [kept]
-    [warning] = reader.take_warnings()
+    [warning] = store_warnings(caplog)
     assert bad in str(warning) and "summary" in str(warning)
 
 
-def test_a_different_record_under_the_same_id_is_set_aside_and_ours_written(rig):
+def test_a_different_record_under_the_same_id_is_set_aside_and_ours_written(rig, caplog):
     rig.down()
     store = rig.store()
     game_id = play(store, MOVES[:2])
@@ -312,7 +318,7 @@ def test_a_different_record_under_the_same_id_is_set_aside_and_ours_written(rig)
     store.tick(1.0)
     assert store.online
     assert rig.record(game_id) == [NEW_GAME, *MOVES[:2]]
-    [warning] = store.take_warnings()
+    [warning] = [w for w in store_warnings(caplog) if "set aside" in w]
     assert "differs from the console's copy" in str(warning)
     assert rig.redis.lrange(f"hues:quarantine:{game_id}@{int(WALL_START)}:record", 0, -1) == [
         "someone else's line"]

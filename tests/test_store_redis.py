@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from console.store import GameStore
+from console.store.games import GameStore
 
 NEW_GAME = {"action": "new_game", "players": 3, "seed": 11, "first_giver": 2, "variant": "cards"}
 MOVES = [{"action": "choose_target", "cell": "C7"}, {"action": "clue"},

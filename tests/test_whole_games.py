@@ -11,9 +11,10 @@ import random
 
 import pytest
 
-from console import cli, rules
-from console.board import ALL_CELLS, Cell, distance
-from console.record import state_json
+from console.commands import main as cli
+from console.game import rules
+from console.game.board import ALL_CELLS, Cell, distance
+from console.game.record import state_json
 from tests.scripting import plan_game
 
 

@@ -7,7 +7,7 @@ import os
 
 from hal.drivers.base import Driver, DriverError
 from hal.frame import Frame
-from hal.png import write_png
+from hal.picture import write_png
 
 DEFAULT_PATH = "hues-panel.png"
 

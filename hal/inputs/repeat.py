@@ -23,7 +23,7 @@ MAX_CATCH_UP = 2
 
 
 class AutoRepeat:
-    """Which buttons are held since when, and which repeats a held direction owes."""
+    """Which directions are held since when, and which repeats each of them owes."""
 
     __slots__ = ("delay_s", "period_s", "_pressed_at", "_next_step")
 
@@ -40,18 +40,15 @@ class AutoRepeat:
         self._next_step: dict[str, int] = {}
 
     def press(self, button: str, now: float) -> None:
-        self._pressed_at[button] = now
+        """Start the hold of a direction; other buttons do not repeat and are not tracked."""
         if button in DIRECTIONS:
+            self._pressed_at[button] = now
             self._next_step[button] = 0
 
     def release(self, button: str, now: float) -> None:
         """Forget the hold; `now` is accepted for symmetry with `press` and is not needed."""
         self._pressed_at.pop(button, None)
         self._next_step.pop(button, None)
-
-    def held_since(self, button: str) -> float | None:
-        """When `button` went down, or None if it is up: lets the app spot a long hold."""
-        return self._pressed_at.get(button)
 
     def _due_time(self, button: str, step: int) -> float:
         return self._pressed_at[button] + self.delay_s + step * self.period_s

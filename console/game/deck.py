@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from console.board import ALL_CELLS, Cell, distance
+from console.game.board import ALL_CELLS, Cell, distance
 
 CARD_COUNT = 100
 CELLS_PER_CARD = 4

@@ -34,12 +34,13 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from console import font, screens
-from console.board import COLS, ROWS, Cell, cells_within, distance
-from console.palette import PAWN_COLORS, board_colors
-from console.rules import GameState, Pawn, current_player
-from console.screens import WHITE, blink, fill_rect, ink, swatch
-from console.ui import Ui
+from console.view import font
+from console.view import screens
+from console.game.board import COLS, ROWS, Cell, cells_within, distance
+from console.view.palette import PAWN_COLORS, board_colors
+from console.game.rules import GameState, Pawn, current_player
+from console.view.screens import WHITE, blink, fill_rect, ink, swatch
+from console.view.ui import Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_HZ = 1.5  # pawns: the player's colour, then the cell's, in each period

@@ -19,13 +19,13 @@ import threading
 import time
 from dataclasses import replace
 
-from console import rules
-from console.app import ConsoleApp, run_realtime
-from console.board import ALL_CELLS, Cell, distance
-from console.render import render
-from console.rules import ChooseTarget, Clue, GameState, NewGame, Pawn, Place
-from console.store import GameStore
-from console.ui import Ui
+from console.game import rules
+from console.play.app import ConsoleApp, run_realtime
+from console.game.board import ALL_CELLS, Cell, distance
+from console.view.render import render
+from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Pawn, Place
+from console.store.games import GameStore
+from console.view.ui import Ui
 from hal.drivers.ws281x import PixelStripStandIn, Ws281xDriver
 from hal.inputs.events import PRESS, EventQueue, InputEvent
 from hal.layout import Layout, LayoutOptions
@@ -168,7 +168,7 @@ def idle_cpu_figure(seconds: float = 3.0, fps: int = 60) -> float:
 def startup_figures() -> dict:
     """Start the headless simulator in a fresh process: seconds to its first frame, and RSS then."""
     begin = time.monotonic()
-    out = subprocess.run([sys.executable, "-m", "console.bench", "--first-frame-probe"],
+    out = subprocess.run([sys.executable, "-m", "console.commands.bench", "--first-frame-probe"],
                          capture_output=True, text=True, check=True).stdout
     probe = json.loads(out)
     return {"startup_s": round(probe["first_frame"] - begin, 3), "rss_mb": probe["rss_mb"]}
@@ -176,8 +176,8 @@ def startup_figures() -> dict:
 
 def first_frame_probe() -> None:
     """Run in the child: the default configuration, headless, until the first frame is pushed."""
-    from console.config import load_config
-    from console.wiring import build_app
+    from console.config.loader import load_config
+    from console.commands.wiring import build_app
 
     config = load_config()
     app = build_app(config, "sim-headless", lambda events: [])

@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Iterable, Union
 
-from console.board import ALL_CELLS, Cell, RuleError, distance
-from console.deck import CARD_COUNT, cards, shuffled
+from console.game.board import ALL_CELLS, Cell, RuleError, distance
+from console.game.deck import CARD_COUNT, cards, shuffled
 
 __all__ = [
     "RuleError", "NewGame", "ChooseTarget", "Clue", "Place", "SkipClue", "Next", "Action",

@@ -14,11 +14,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
-from console import controller, rules
-from console.record import action_from_json, action_to_json
-from console.render import describe, render
-from console.rules import GameState, NewGame, RuleError
-from console.ui import Ui
+from console.play import controller
+from console.game import rules
+from console.game.record import action_from_json, action_to_json
+from console.view.render import describe, render
+from console.game.rules import GameState, NewGame, RuleError
+from console.view.ui import Ui
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
 from hal.output import OutputStage, Panel

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from console import font
-from console.palette import PAWN_COLORS
-from console.rules import GameState
-from console.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
+from console.view import font
+from console.view.palette import PAWN_COLORS
+from console.game.rules import GameState
+from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PANEL_W, PANEL_H = 32, 16

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from console import rules
-from console.board import Cell, parse_cell
-from console.rules import (
+from console.game import rules
+from console.game.board import Cell, parse_cell
+from console.game.rules import (
     Action, ChooseTarget, Clue, GameState, NewGame, Next, Place, RuleError, SkipClue,
 )
 

@@ -26,19 +26,19 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
-from console.app import InputSource
-from console.cli import UsageError, write_output
-from console.config import Config, load_config
-from console.font import GLYPH_HEIGHT, draw_text, text_width
-from console.session import load_script, play_script, run_interactive, scripted
-from console.wiring import SIMULATORS, build_io
+from console.play.app import InputSource
+from console.commands.common import UsageError, write_output
+from console.config.loader import Config, load_config
+from console.view.font import GLYPH_HEIGHT, draw_text, text_width
+from console.commands.session import load_script, play_script, run_interactive, scripted
+from console.commands.wiring import SIMULATORS, build_io
 from hal.drivers import Driver
 from hal.frame import RGB, Frame
 from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputEvent
 from hal.inputs.script import ScriptInput, Step
 from hal.layout import Layout
 from hal.output import OutputStage, Panel
-from hal.png import encode_png
+from hal.picture import encode_png
 
 # --- stages and timings ------------------------------------------------------------------------
 

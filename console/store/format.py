@@ -48,10 +48,6 @@ class NoCurrentGameError(StoreError):
     """append/finish was called with no game started or resumed (a bug in the caller)."""
 
 
-class StoreWarning(UserWarning):
-    """Something in Redis was set aside or ignored; str() is one line to show or log."""
-
-
 @dataclass(frozen=True)
 class Keys:
     """Redis key names, all under one prefix so several consoles (or tests) can share a server."""

@@ -11,22 +11,22 @@ import random
 import signal
 from typing import Callable
 
-from console.board import ALL_CELLS
-from console.app import ConsoleApp, InputSource, run_realtime, run_virtual
-from console.cli import UsageError, read_text, write_output
-from console.config import Config, load_config
-from console.controller import screen_for
-from console.palette import board_colors
-from console.record import replay_record, state_json
-from console.render import board_frame, render
-from console.store import GameStore
-from console.ui import Ui
-from console.wiring import SIMULATORS, build_app, build_output, gpio_input, resolve_driver_name, store_for
+from console.game.board import ALL_CELLS
+from console.play.app import ConsoleApp, InputSource, run_realtime, run_virtual
+from console.commands.common import UsageError, read_text, write_output
+from console.config.loader import Config, load_config
+from console.play.controller import screen_for
+from console.view.palette import board_colors
+from console.game.record import replay_record, state_json
+from console.view.render import board_frame, render
+from console.store.games import GameStore
+from console.view.ui import Ui
+from console.commands.wiring import SIMULATORS, build_app, build_output, gpio_input, resolve_driver_name, store_for
 from hal.drivers import DriverError
 from hal.inputs.events import EventQueue, InputConfigError
 from hal.inputs.script import ScriptError, ScriptInput, Step, parse_script
 from hal.frame import Frame
-from hal.png import encode_png
+from hal.picture import encode_png
 
 
 def open_store(config_path: str | None) -> GameStore:
@@ -185,14 +185,17 @@ def print_palette(config_path: str | None, as_json: bool) -> int:
     config = load_config(config_path)
     stage, _ = build_output(config, "sim-headless")
     leds, brightness = board_led_values(stage)
+    current_ma = stage.power.current_ma(sum(map(sum, leds)), stage.layout.led_count)
     cells = [
         {"cell": str(cell), "rgb": list(board_colors()[cell.index]), "led": list(led)}
         for cell, led in zip(ALL_CELLS, leds)
     ]
     if as_json:
-        print(json.dumps({"brightness": brightness, "cells": cells}))
+        print(json.dumps({"brightness": brightness, "current_ma": round(current_ma, 1),
+                          "power_w": round(stage.power.watts(current_ma), 2), "cells": cells}))
         return 0
-    print(f"board at brightness {brightness:.3f} (after the power limit)")
+    print(f"board at brightness {brightness:.3f} (after the power limit): "
+          f"{current_ma:.0f} mA, {stage.power.watts(current_ma):.1f} W")
     for c in cells:
         r, g, b = c["rgb"]
         print(f"{c['cell']:>4}  #{r:02x}{g:02x}{b:02x}  led {c['led'][0]:3} {c['led'][1]:3} {c['led'][2]:3}")

@@ -6,56 +6,32 @@ Set HUES_DEBUG=1 to see the traceback of an unexpected failure instead of its on
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from pathlib import Path
 
-from console.record import RecordError, replay_record, state_json, state_summary
-
-EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """Bad input from the person at the keyboard: printed as one line, exit status 2."""
-
-
-def read_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
-
-
-def write_output(path: str, data: str | bytes) -> None:
-    try:
-        Path(path).write_bytes(data if isinstance(data, bytes) else data.encode())
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot be written ({exc.strerror or exc.__class__.__name__})") from None
-
+from console.commands.common import EXIT_USAGE, UsageError
+from console.game.record import RecordError
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    state = replay_record(read_text(args.file), source=args.file)
-    print(json.dumps(state_json(state)) if args.json else state_summary(state))
-    return 0
+    from console.commands.records import replay_main
+
+    return replay_main(args.file, as_json=args.json)
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    from console.config import check_config_main
+    from console.config.loader import check_config_main
 
     return check_config_main(args.file or args.config)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from console.session import play
+    from console.commands.session import play
 
     return play(args.config, simulator=False)
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    from console.session import play, run_headless
+    from console.commands.session import play, run_headless
 
     if args.headless:
         if not args.script:
@@ -68,19 +44,19 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from console.session import render_record
+    from console.commands.session import render_record
 
     return render_record(args.config, args.record, args.time, args.json, args.png)
 
 
 def cmd_palette(args: argparse.Namespace) -> int:
-    from console.session import print_palette
+    from console.commands.session import print_palette
 
     return print_palette(args.config, as_json=args.json)
 
 
 def cmd_diag(args: argparse.Namespace) -> int:
-    from console.diag import diag_main
+    from console.commands.diag import diag_main
 
     if args.headless and not args.script:
         raise UsageError("diag --headless needs --script FILE (the inputs to play)")
@@ -88,21 +64,21 @@ def cmd_diag(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from console.bench import bench_main
+    from console.commands.bench import bench_main
 
     return bench_main(as_json=args.json)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from console.session import open_store
-    from console.store import history_main
+    from console.commands.records import history_main
+    from console.commands.session import open_store
 
     return history_main(open_store(args.config), sys.stdout)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from console.session import open_store
-    from console.store import export_main
+    from console.commands.records import export_main
+    from console.commands.session import open_store
 
     return export_main(open_store(args.config), args.game, sys.stdout)
 
@@ -171,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from console.config import ConfigError
+    from console.config.loader import ConfigError
 
     args = build_parser().parse_args(argv)
     try:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from console import rules
-from console.board import COLS, ROWS, Cell
-from console.rules import Action, ChooseTarget, Clue, GameState, NewGame, Next, Pawn, Place, SkipClue
-from console.ui import CENTRE, REVEAL_POINTS_S, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui
+from console.game import rules
+from console.game.board import COLS, ROWS, Cell
+from console.game.rules import Action, ChooseTarget, Clue, GameState, NewGame, Next, Pawn, Place, SkipClue
+from console.view.ui import CENTRE, REVEAL_POINTS_S, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui
 
 MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 BRIGHTNESS_STEP = 0.1

@@ -17,7 +17,7 @@ from hal.drivers.ws281x import PCM_PINS, PWM0_PINS, PWM1_PINS, SPI_PINS, STRIP_T
 from hal.inputs.events import BUTTONS
 from hal.layout import ROTATIONS, START_CORNERS, Layout, LayoutError, LayoutOptions
 from hal.output import OutputSettingsError, PowerBudget
-from console.rules import DEFAULT_COLOR_NAMES
+from console.game.rules import DEFAULT_COLOR_NAMES
 
 Path = tuple[str | int, ...]
 

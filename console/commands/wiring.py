@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from console.app import ConsoleApp, InputSource, Shutdown
-from console.config import Config
-from console.store import GameStore
+from console.play.app import ConsoleApp, InputSource, Shutdown
+from console.config.loader import Config
+from console.store.games import GameStore
 from hal.drivers import Driver, make_driver
 from hal.drivers.leds_dev import is_pi5_family
 from hal.inputs.events import EventQueue

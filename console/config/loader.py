@@ -19,7 +19,7 @@ from typing import Any, Mapping
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from console.config_schema import (
+from console.config.schema import (
     CONFIG_SECTION, Config, Invalid, Path, Section, cross_key_problems, describe, format_path,
     setting_paths,
 )
@@ -200,7 +200,7 @@ def packaged_default() -> Traversable | FilePath:
     packaged = resources.files("console") / "console.yaml"
     if packaged.is_file():
         return packaged
-    return FilePath(__file__).resolve().parent.parent / "config" / "console.yaml"
+    return FilePath(__file__).resolve().parents[2] / "config" / "console.yaml"
 
 
 def user_config_path(path: str | None, environ: Mapping[str, str], etc_path: str) -> str | None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from console.board import Cell
-from console.rules import DEFAULT_COLOR_NAMES, Pawn
+from console.game.board import Cell
+from console.game.rules import DEFAULT_COLOR_NAMES, Pawn
 
 SCREENS = (
     "idle", "resume", "setup", "handoff", "secret", "play", "reveal", "tiebreak", "game_over",

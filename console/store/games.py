@@ -37,8 +37,7 @@ Decisions:
   not overwritten but closed as `abandoned` ("replaced by game <id>"), its record kept in history.
   The same happens whenever a new game starts while another is current.
 - A record that cannot be read back (bad JSON, not an action, first line not new_game, unknown
-  format version, wrong Redis type) is renamed under `quarantine:` and reported as a StoreWarning
-  (`take_warnings()`), also logged; the game then is not offered for resume. Nothing is deleted.
+  format version, wrong Redis type) is renamed under `quarantine:` and logged; the game then is not offered for resume. Nothing is deleted.
 - If Redis holds a different record under the id of a game being written (only possible if someone
   else wrote it), that copy is set aside the same way and the console's copy written.
 - A write that Redis refuses (disk full: MISCONF, out of memory) is treated like an outage: kept in
@@ -51,18 +50,17 @@ import collections
 import json
 import logging
 import secrets
-import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, TextIO
+from typing import Any, Callable
 
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from console.store_format import (  # the errors are part of this module's API
+from console.store.format import (  # the errors are part of this module's API
     ABANDONED, FINISHED, PLAYING, RECORD_VERSION, CorruptRecordError, GameNotFoundError, Keys,
-    NoCurrentGameError, NotStorableError, StoreError, StoreOfflineError, StoreUrlError, StoreWarning,
+    NoCurrentGameError, NotStorableError, StoreError, StoreOfflineError, StoreUrlError,
     decode_record, encode_action, encode_value, format_date, history_entry, history_line, new_game_id,
 )
 
@@ -120,7 +118,6 @@ class GameStore:
         self._backlog: collections.deque[tuple] = collections.deque()
         self._game: _Game | None = None
         self._settings: dict[str, Any] = {}
-        self._warnings: list[StoreWarning] = []
         self._online = True
         self._retry_delay = 0.0
         self._retry_at: float | None = None  # None: failed outside tick, back off from the next tick
@@ -211,11 +208,6 @@ class GameStore:
                 return False
             self._sleep(min(self._retry_delay, remaining))
         return True
-
-    def take_warnings(self) -> list[StoreWarning]:
-        """The warnings since the last call (a record set aside, a setting that was not JSON...)."""
-        warnings, self._warnings = self._warnings, []
-        return warnings
 
     def close(self) -> None:
         """Release the connection (call flush first to write the backlog)."""
@@ -355,7 +347,6 @@ class GameStore:
 
     def _warn(self, message: str) -> None:
         log.warning("%s", message)
-        self._warnings.append(StoreWarning(message))
 
     def _write_record(self, game: _Game) -> None:
         if not self._push_missing_lines(game):
@@ -455,28 +446,3 @@ class GameStore:
             pipe.execute()
         self._warn(f"game {game_id} set aside as {where}: {reason}")
         return where
-
-
-def history_main(store: GameStore, out: TextIO, limit: int = 100) -> int:
-    """`hues-console history`: one line per finished (or abandoned) game, newest first."""
-    entries = store.history(limit)
-    if not store.online:
-        print(f"hues-console history: the game store {store.url} cannot be reached", file=sys.stderr)
-        return 1
-    for entry in entries:
-        print(history_line(entry), file=out)
-    if not entries:
-        print("no games stored yet", file=out)
-    return 0
-
-
-def export_main(store: GameStore, game_id: str | None, out: TextIO) -> int:
-    """`hues-console export [GAME]`: the game's record as JSON lines, the format `replay` reads."""
-    try:
-        actions = store.export(game_id)
-    except StoreError as error:
-        print(f"hues-console export: {error}", file=sys.stderr)
-        return 1
-    for action in actions:
-        print(json.dumps(action, ensure_ascii=False), file=out)
-    return 0

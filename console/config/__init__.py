@@ -1,0 +1,1 @@
+"""The configuration: one commented YAML file, found, merged over the packaged default and checked."""
