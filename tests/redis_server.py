@@ -111,9 +111,17 @@ class FakeRedisRig:
         self.mono = FakeClock(100.0)
         self.redis = fakeredis.FakeRedis(server=self.server, decode_responses=True)
 
-    def store(self, client: redis.Redis | None = None) -> GameStore:
+    def store(self, client: redis.Redis | None = None, owner: str = "the-console-under-test",
+              **options) -> GameStore:
+        """A store on the fake server; each call is like a new process of the same console
+        (another `owner` is another console on the same store)."""
         return GameStore("memory://", clock=self.wall, monotonic=self.mono, sleep=self.mono.sleep,
-                         client=client or fakeredis.FakeRedis(server=self.server, decode_responses=True))
+                         client=client or fakeredis.FakeRedis(server=self.server, decode_responses=True),
+                         owner=owner, **options)
+
+    def playing(self) -> list[str]:
+        """The ids of the unfinished games, newest first."""
+        return self.redis.zrevrange("hues:playing", 0, -1)
 
     def down(self) -> None:
         self.server.connected = False
@@ -122,7 +130,9 @@ class FakeRedisRig:
         self.server.connected = True
 
     def record(self, game_id: str) -> list[dict]:
-        return [json.loads(line) for line in self.redis.lrange(f"hues:game:{game_id}:record", 0, -1)]
+        """The actions Redis holds of a game (each line's checksum chain taken off)."""
+        return [json.loads(line if line.startswith("{") else line.partition(" ")[2])
+                for line in self.redis.lrange(f"hues:game:{game_id}:record", 0, -1)]
 
 
 class CountingRedis(fakeredis.FakeRedis):

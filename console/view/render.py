@@ -55,6 +55,7 @@ IDLE_STEPS = 64  # cached frames per wave
 CLUE_BANNER_S, CLUE_BANNER_EVERY_S = 2.5, 8.0  # the CLUE banner shows that long, that often
 STATUS_X = COLS
 AMBER: RGB = (255, 180, 0)
+DISK_FULL: RGB = (255, 0, 0)  # the same dot, red: the journal cannot be written
 UNCHOSEN_ON_BOARD: RGB = (140, 140, 140)  # legible on the dimmed board, still well below white
 HOLD_ON: RGB = (255, 0, 0)
 HOLD_OFF: RGB = (40, 0, 0)
@@ -220,8 +221,8 @@ def _draw_system(frame: Frame, ui: Ui, t: float) -> None:
         filled = math.ceil(min(1.0, ui.hold_progress) * screens.PANEL_H)
         fill_rect(frame, STATUS_X, 0, 2, screens.PANEL_H - filled, HOLD_OFF)
         fill_rect(frame, STATUS_X, screens.PANEL_H - filled, 2, filled, HOLD_ON)
-    if not ui.store_online and blink(t, WARN_HZ):
-        frame.set(STATUS_X + 1, screens.PANEL_H - 1, AMBER)
+    if (ui.disk_full or not ui.store_online) and blink(t, WARN_HZ):
+        frame.set(STATUS_X + 1, screens.PANEL_H - 1, DISK_FULL if ui.disk_full else AMBER)
 
 
 # --- the board screens --------------------------------------------------------------------------
@@ -358,6 +359,8 @@ def describe(state: GameState | None, ui: Ui) -> str:
     text = _hint(state, ui)
     if not ui.store_online:
         text += " [the record store is offline: moves are kept and saved when it is back]"
+    if ui.disk_full:
+        text += " [the disk is full: a move is only taken while the record store can keep it]"
     return text
 
 
