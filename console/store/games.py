@@ -104,6 +104,7 @@ def console_identity(state_dir: Path) -> str:
         pass
     token = secrets.token_hex(16)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         path.write_text(token + "\n")
     except OSError as error:
         log.warning("cannot keep the console's identity in %s (%s)", path, error.strerror)
@@ -180,7 +181,7 @@ class GameStore:
         if new_game["action"] != "new_game":
             raise NotStorableError(f"a game starts with a new_game action, not {new_game['action']!r}")
         game = Game(new_game_id(), [], self._clock())
-        game.add(line)
+        game.lines.append(game.next_line(line))
         with self._lock:
             if not self._backlog and self._journal is not None:
                 self._compact(keep_game=False)
@@ -192,10 +193,9 @@ class GameStore:
         """Record one accepted action, durably: NotDurableError (and nothing changed) if neither
         the journal nor Redis could take it. Never waits for a slow or absent Redis."""
         game = self._current_game()
-        text = encode_action(action)
-        with self._lock:
-            element = game.add(text)
-        self._record(journaling.entry("line", id=game.id, line=element), game, undo=game.lines.pop)
+        element = game.next_line(encode_action(action))
+        self._record(journaling.entry("line", id=game.id, line=element), game,
+                     commit=lambda: game.lines.append(element), undo=game.lines.pop)
 
     def unfinished(self) -> tuple[str, list[dict]] | None:
         """The unfinished game to resume (id, actions), or None; further appends go to it.
@@ -276,18 +276,21 @@ class GameStore:
 
     # -- writing: the journal first, then Redis ------------------------------------------------------
 
-    def _record(self, item: dict, game: Game | None = None, undo: Callable[[], Any] | None = None) -> None:
+    def _record(self, item: dict, game: Game | None = None, commit: Callable[[], Any] | None = None,
+                undo: Callable[[], Any] | None = None) -> None:
         """Make one write durable (the journal, else Redis at once) and queue it for Redis.
-        If neither takes it, the write is dropped again, `undo` runs, and NotDurableError."""
+        `commit` changes the game in memory once the journal has the write, so the writer never
+        puts in Redis what the journal does not hold yet. If neither the journal nor Redis takes
+        it, the write is dropped again, `undo` reverts `commit`, and NotDurableError."""
+        commit = commit or (lambda: None)
         with self._lock:
             if game is not None:
                 self._games[game.id] = game
-            self._backlog.append(item)
             problem = None
             if self._journal is not None:
                 try:
                     if self._journal_stale:
-                        self._journal.rewrite(self._snapshot())
+                        self._journal.rewrite(self._snapshot() + [item])
                     else:
                         self._journal.append(item)
                     self._journal_stale = False
@@ -296,10 +299,14 @@ class GameStore:
                     self._journal_stale = True
                     self._set_journal_ok(False, str(error))
                     problem = error
+            self._backlog.append(item)
+            if problem is None:
+                commit()
         if problem is None:
             self._kick()
             return
         with self._attempt_lock:  # the writer is not in the middle of a write now
+            commit()
             if self._online and self._attempt():
                 return
             with self._lock:

@@ -38,14 +38,11 @@ class Game:
     started: float
     version: str = str(RECORD_VERSION)
 
-    def add(self, text: str) -> str:
-        """Append the action JSON `text` as the record's next element; returns that element."""
+    def next_line(self, text: str) -> str:
+        """The record element that the action JSON `text` becomes after the last one."""
         if self.version == "1":
-            element = text  # a game begun before the chain existed goes on without one
-        else:
-            element = chained_line(chain_of(self.lines[-1]) if self.lines else self.id, text)
-        self.lines.append(element)
-        return element
+            return text  # a game begun before the chain existed goes on without one
+        return chained_line(chain_of(self.lines[-1]) if self.lines else self.id, text)
 
     def texts(self) -> list[str]:
         return self.lines if self.version == "1" else [line[CHAIN_DIGITS + 1:] for line in self.lines]
