@@ -7,14 +7,15 @@ import sys
 from typing import TextIO
 
 from console.commands.common import read_text
-from console.game.record import replay_record, state_json, state_summary
+from console.config.files import input_name
+from console.game.record import MAX_RECORD_BYTES, replay_record, state_json, state_summary
 from console.store.format import StoreError, history_line
 from console.store.games import GameStore
 
 
 def replay_main(path: str, as_json: bool) -> int:
     """`hues-console replay FILE [--json]`: where the record ends, as a summary or the replay JSON."""
-    state = replay_record(read_text(path), source=path)
+    state = replay_record(read_text(path, MAX_RECORD_BYTES), source=input_name(path))
     print(json.dumps(state_json(state)) if as_json else state_summary(state))
     return 0
 

@@ -17,6 +17,10 @@ from console.game.rules import (
 )
 
 
+MAX_RECORD_BYTES = 1 << 20
+"""The largest record file read: a 10-player game with many tie-breaks is some 30 KB."""
+
+
 class RecordError(ValueError):
     """A record that cannot be replayed; str() is `FILE:LINE: what is wrong`."""
 

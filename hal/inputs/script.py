@@ -23,6 +23,10 @@ from hal.inputs.events import BUTTONS, PRESS, RELEASE, InputConfigError, InputEv
 from hal.inputs.repeat import AutoRepeat
 
 
+MAX_SCRIPT_BYTES = 1 << 20
+"""The largest script file read (a whole 10-player game is a few KB)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Tap:
     """Press and release `button`, `count` times."""
