@@ -52,6 +52,12 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_palette(args: argparse.Namespace) -> int:
     from console.commands.session import print_palette
 
+    if args.legibility:
+        from console.commands.legibility import print_figures
+        from console.commands.wiring import build_output
+        from console.config.loader import load_config
+
+        return print_figures(build_output(load_config(args.config), "sim-headless")[0], args.json)
     return print_palette(args.config, as_json=args.json)
 
 
@@ -120,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("palette", "the 480 board colours and their LED drive values")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--legibility", action="store_true",
+                   help="how far pawns and the cursor stand out from every cell, as light on the LEDs")
     p.set_defaults(run=cmd_palette)
 
     p = command("diag", "wiring check: corners, the chain in order, coordinates, then every button")
