@@ -69,6 +69,7 @@ def console_identity(state_dir: Path) -> str:
         log.warning("cannot keep the console's identity in %s (%s)", path, error.strerror)
     return token
 
+
 class JournalledWriter:
     """The durable write path of the game store (see the module docstring).
 
@@ -306,10 +307,7 @@ class JournalledWriter:
         except redis.ResponseError as error:
             if not is_wrong_type(error) or self.read_only:
                 raise
-            moved = self._io.repair_types(() if game_id is None else (game_id,))
-            for line in moved:
-                log.warning("game store %s: %s", self.url, line)
-            if not moved:
+            if not self._io.repair_types(() if game_id is None else (game_id,)):
                 raise
             return action()
 
@@ -319,8 +317,7 @@ class JournalledWriter:
             if self._checked:
                 return
             if not self.read_only:
-                for line in self._io.repair_types():
-                    log.warning("game store %s: %s", self.url, line)
+                self._io.repair_types()
             if not self.url.startswith("memory://") and not self._persistence_told:
                 for problem in self._io.persistence_problems():
                     log.warning("game store %s: %s", self.url, problem)
