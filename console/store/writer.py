@@ -325,7 +325,11 @@ class JournalledWriter:
             self._checked = True
 
     def _fail(self, error: Exception) -> None:
-        if self._online:
+        if self._online and isinstance(error, (redis.AuthenticationError, redis.exceptions.AuthorizationError,
+                                                redis.exceptions.NoPermissionError)):
+            log.error("game store %s refuses the console (%s): check store.url and the console's user in "
+                      "config/redis-hues.conf; keeping actions in the journal meanwhile", self.url, error)
+        elif self._online:
             log.warning("game store %s is unreachable (%s); keeping actions in the journal", self.url, error)
         self._retry_delay = FIRST_RETRY_S if self._online else min(self._retry_delay * 2, MAX_RETRY_S)
         self._retry_at = None
@@ -405,6 +409,12 @@ class JournalledWriter:
         try:
             self._check_store()
             return self._with_repair(action)
+        except redis.ResponseError as error:
+            if not (self.read_only and is_wrong_type(error)):
+                self._fail(error)
+            else:  # a read-only store sets nothing aside: it says so and reads on
+                log.warning("game store %s: a key has the wrong type (%s)", self.url, error)
+            return fallback
         except redis.RedisError as error:
             self._fail(error)
             return fallback
