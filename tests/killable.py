@@ -4,8 +4,12 @@ Starting a Python and importing the console costs about half a second on the sha
 the power-cut test starts the console some 60 times. So the processes are forked from a
 multiprocessing fork server that has imported the console once: each is still a separate process
 running `console.commands.main.main(args)` from the start, with its own open files, flocks and
-threads, and SIGKILL ends it as it would end the console on the Pi. What the command prints on
-stdout arrives line by line through a pipe, written before `print` returns.
+threads, and SIGKILL ends it as it would end the console on the Pi.
+
+What the command prints on stdout arrives line by line through a pipe, and the command waits at
+each line until the test lets it go on: so a test that decides to pull the plug after the n-th
+acknowledged action does so n actions in, however loaded the machine, and then picks the moment
+(`go_on()`, a random pause, `kill()`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ _CONTEXT.set_forkserver_preload(["console.commands.main", "console.commands.sess
 
 
 class _Lines:
-    """stdout for the child: each complete line goes down the pipe at once."""
+    """stdout for the child: each complete line goes down the pipe, then waits for the go-ahead."""
 
     def __init__(self, conn: Connection):
         self.conn = conn
@@ -31,6 +35,7 @@ class _Lines:
         while "\n" in self.pending:
             line, self.pending = self.pending.split("\n", 1)
             self.conn.send_bytes(line.encode())
+            self.conn.recv_bytes()
         return len(text)
 
     def flush(self) -> None:
@@ -48,23 +53,37 @@ class Console:
     """One run of the command; iterate for its stdout lines, `kill()` pulls the plug."""
 
     def __init__(self, args: list[str]):
-        reader, writer = _CONTEXT.Pipe(duplex=False)
-        self.process = _CONTEXT.Process(target=_run, args=(args, writer), daemon=True)
+        ours, theirs = _CONTEXT.Pipe(duplex=True)
+        self.process = _CONTEXT.Process(target=_run, args=(args, theirs), daemon=True)
         self.process.start()
-        writer.close()
-        self._reader = reader
+        theirs.close()
+        self._conn = ours
+        self._waiting = False
 
     def __iter__(self) -> Iterator[str]:
+        """Each line the command prints; it goes on once the loop body is done with the line."""
         while True:
             try:
-                yield self._reader.recv_bytes().decode()
-            except EOFError:
+                line = self._conn.recv_bytes().decode()
+            except (EOFError, OSError):
                 return
+            self._waiting = True
+            yield line
+            self.go_on()
+
+    def go_on(self) -> None:
+        """Let the command go on after the line it printed last."""
+        if self._waiting:
+            self._waiting = False
+            try:
+                self._conn.send_bytes(b"go")
+            except OSError:
+                pass  # it is gone already
 
     def kill(self) -> None:
         self.process.kill()
 
     def wait(self, timeout_s: float = 60) -> int:
         self.process.join(timeout_s)
-        self._reader.close()
+        self._conn.close()
         return self.process.exitcode

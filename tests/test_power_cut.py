@@ -104,7 +104,8 @@ def test_pulling_the_plug_over_and_over_loses_nothing(redis_server, tmp_path):
             if mode in ("redis-dies", "exit-redis-down") and len(acknowledged) == len(found) + 1:
                 redis_server.kill()  # the console plays on into its journal
             if not killed and mode not in ("to-the-end", "exit-redis-down") and len(acknowledged) >= kill_at:
-                time.sleep(rng.uniform(0, 0.003))  # a random moment, mid-frame or mid-write
+                console.go_on()
+                time.sleep(rng.uniform(0, 0.003))  # a random moment after it: mid-frame or mid-write
                 if mode == "with-redis":
                     redis_server.kill()
                 console.kill()
