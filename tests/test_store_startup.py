@@ -40,7 +40,8 @@ def press(app: ConsoleApp, *buttons: str, t: float = 1.0) -> None:
     app.tick(t)
 
 
-def test_redis_down_at_start_the_stored_game_is_offered_when_it_is_back(redis_server, tmp_path):
+def started_without_redis(redis_server, tmp_path) -> tuple[str, ConsoleApp]:
+    """An unfinished game left by a console that is gone, then the console started with Redis down."""
     earlier = GameStore(redis_server.url, owner="gone")
     game_id = play(earlier, MOVES[:1])
     earlier.close()
@@ -48,6 +49,11 @@ def test_redis_down_at_start_the_stored_game_is_offered_when_it_is_back(redis_se
     redis_server.stop()
     app = console_on(tmp_path, redis_server.url)
     app.start(0.0)
+    return game_id, app
+
+
+def test_redis_down_at_start_the_stored_game_is_offered_when_it_is_back(redis_server, tmp_path):
+    game_id, app = started_without_redis(redis_server, tmp_path)
     assert app.ui.screen == "idle" and not app.store.online and not app.store.resume_checked
     redis_server.start()
     wait_online(app.store)
@@ -57,13 +63,7 @@ def test_redis_down_at_start_the_stored_game_is_offered_when_it_is_back(redis_se
 
 
 def test_a_new_game_begun_while_redis_was_down_leaves_the_stored_one_for_the_host(redis_server, tmp_path):
-    earlier = GameStore(redis_server.url, owner="gone")
-    old = play(earlier, MOVES[:1])
-    earlier.close()
-    redis_server.client().delete(f"hues:game:{old}:lease")
-    redis_server.stop()
-    app = console_on(tmp_path, redis_server.url)
-    app.start(0.0)
+    old, app = started_without_redis(redis_server, tmp_path)
     press(app, *SETUP_GO)  # the host starts a game: the store could not offer the old one
     assert app.game is not None
     redis_server.start()
