@@ -19,7 +19,8 @@ from console.commands.common import UsageError, read_text, write_output
 from console.config.loader import Config, load_config
 from console.play.controller import screen_for
 from console.view.palette import board_colors
-from console.game.record import replay_record, state_json
+from console.config.files import input_name
+from console.game.record import MAX_RECORD_BYTES, replay_record, state_json
 from console.view.render import board_frame, render
 from console.store.games import GameStore
 from console.view.ui import Ui
@@ -28,7 +29,7 @@ from console.commands.wiring import (SIMULATORS, build_app, build_output, gpio_i
 from hal.drivers import DRIVER_NAMES, DriverError, light_response_of
 from hal.drivers.leds_dev import DeviceNotReadyError
 from hal.inputs.events import EventQueue, InputConfigError
-from hal.inputs.script import ScriptError, ScriptInput, Step, parse_script
+from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
 from hal.frame import Frame
 from hal.picture import encode_png
 
@@ -141,7 +142,7 @@ def _print_journal(kind: str, what: object) -> None:
 def load_script(path: str) -> tuple[Step, ...]:
     """The steps of the input script at `path`; a bad line is a UsageError naming file and line."""
     try:
-        return parse_script(read_text(path), path)
+        return parse_script(read_text(path, MAX_SCRIPT_BYTES), input_name(path))
     except ScriptError as exc:
         raise UsageError(str(exc)) from None
 
@@ -175,7 +176,7 @@ def render_record(config_path: str | None, record_path: str, t: float, json_out:
                   png_out: str | None) -> int:
     """The frame a record's final state shows at animation time t (its screen started at 0)."""
     config = load_config(config_path)
-    game = replay_record(read_text(record_path), record_path)
+    game = replay_record(read_text(record_path, MAX_RECORD_BYTES), input_name(record_path))
     ui = screen_for(game, Ui(), 0.0)
     stage, driver = build_output(config, "sim-headless")
     frame = render(game, ui, t, stage.layout.width, stage.layout.height)
