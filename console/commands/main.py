@@ -6,6 +6,7 @@ Set HUES_DEBUG=1 to see the traceback of an unexpected failure instead of its on
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -162,9 +163,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def configure_logging(environ=os.environ) -> None:
+    """Log lines go to stderr, which the service sends to the journal; HUES_LOG_LEVEL (the unit
+    sets INFO) chooses how much, WARNING by default so a terminal game stays quiet."""
+    level = logging.getLevelName(environ.get("HUES_LOG_LEVEL", "WARNING").upper())
+    logging.basicConfig(level=level if isinstance(level, int) else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     from console.config.loader import ConfigError
 
+    configure_logging()
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

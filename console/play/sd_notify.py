@@ -29,7 +29,7 @@ class SystemdNotifier:
         # Pinged at half the interval, as sd_watchdog_enabled(3) advises.
         self.ping_every_s = int(usec) / 2e6 if usec.isdigit() and int(usec) > 0 and for_us else None
         self._last_ping: float | None = None
-        self._ready = False
+        self.ready = False
         self._warned = False
 
     def send(self, *lines: str) -> bool:
@@ -48,8 +48,8 @@ class SystemdNotifier:
 
     def frame_drawn(self, now: float, status: str = "") -> None:
         """Called after every frame the loop draws: READY=1 the first time, then watchdog pings."""
-        if not self._ready:
-            self._ready = True
+        if not self.ready:
+            self.ready = True
             self._last_ping = now
             self.send("READY=1", *([f"STATUS={status}"] if status else []))
             return
