@@ -560,3 +560,109 @@ def test_guide_names_the_supply_and_the_pi5_overlay_of_the_default_config():
     assert f"5 V {DEFAULT.power.supply_amps:g} A" in text
     assert f"`pi_ma` = {DEFAULT.power.pi_ma:g} mA" in text
     assert overlay_line(DEFAULT) in text
+
+
+# --- releases, umask, boot partition, SD card -------------------------------------------------
+
+
+def test_under_umask_000_nothing_installed_is_world_writable(pi5):
+    ok(pi5.install(umask=0o000))
+    writable = [str(p.relative_to(pi5.root)) for p in pi5.root.rglob("*")
+                if not p.is_symlink() and p.stat().st_mode & stat.S_IWOTH]
+    assert writable == []
+
+
+def test_a_new_release_is_swapped_in_and_the_old_one_can_come_back(pi4, tmp_path):
+    ok(pi4.install())
+    home = pi4.root / "opt/hues-console"
+    first = os.readlink(home / "current")
+    assert (pi4.root / first.lstrip("/") / ".complete").exists()
+    # The next release: the same installer run from a changed checkout.
+    checkout = tmp_path / "checkout"
+    shutil.copytree(REPO, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", ".*cache"))
+    (checkout / "console/__init__.py").write_text((checkout / "console/__init__.py").read_text() + "\n")
+    pi4.log.write_text("")
+    env = dict(os.environ, HUES_INSTALL_ROOT=str(pi4.root), HUES_INSTALL_PYTHON=sys.executable,
+               HUES_TEST_LOG=str(pi4.log), HUES_TEST_SYSTEMD="252", PATH=f"{pi4.bin}:{os.environ['PATH']}")
+    result = subprocess.run([str(checkout / "scripts/install-pi")], env=env, stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=60)
+    ok(result)
+    second = os.readlink(home / "current")
+    assert second != first and os.readlink(home / "previous") == first
+    assert sorted(p.name for p in (home / "releases").iterdir()) == sorted([first[-12:], second[-12:]])
+
+    lines = ok(pi4.install("--rollback"))
+    assert os.readlink(home / "current") == first and os.readlink(home / "previous") == second
+    assert f"==> back to release {first}" in lines
+    assert pi4.commands()[-1] == "systemctl restart hues-console.service"
+
+
+def test_rollback_without_an_earlier_release_says_so(pi4):
+    ok(pi4.install())
+    result = pi4.install("--rollback")
+    assert result.returncode == 1 and "there is no earlier release to go back to" in result.stderr
+
+
+def test_the_old_single_venv_layout_is_cleared_after_the_swap(pi4):
+    pi4.write("opt/hues-console/pyvenv.cfg", "home = /usr/bin\n")
+    pi4.write("opt/hues-console/bin/hues-console", "#!/bin/sh\n")
+    ok(pi4.install())
+    home = pi4.root / "opt/hues-console"
+    assert sorted(p.name for p in home.iterdir()) == ["current", "releases"]
+
+
+def test_a_pi5_whose_kernel_lacks_the_overlay_is_told_to_upgrade(pi5):
+    (pi5.root / "boot/firmware/overlays/ws2812-pio.dtbo").unlink()
+    result = pi5.install()
+    assert result.returncode == 1
+    assert "no ws2812-pio overlay" in result.stderr and "sudo apt full-upgrade" in result.stderr
+    assert "systemctl enable hues-console.service" not in pi5.commands()
+
+
+@pytest.mark.parametrize("model, clocks", [
+    (PI4, ["core_freq=500", "core_freq_min=500"]),
+    ("Raspberry Pi 3 Model B Plus Rev 1.3", ["core_freq=250"]),
+])
+def test_gpio_10_sets_up_spi_for_the_unprivileged_spi_variant(tmp_path, model, clocks):
+    pi = FakePi(tmp_path, model)
+    pi.write(ETC_CONFIG, "driver:\n  ws281x:\n    pin: 10\nstore:\n  url: redis://localhost:6379/0\n")
+    lines = ok(pi.install())
+    boot = pi.read(BOOT_CONFIG).splitlines()
+    assert "dtparam=spi=on" in boot and all(clock in boot for clock in clocks)
+    assert "dtparam=audio=on" in boot  # the sound stays
+    assert pi.read(BOOT_CMDLINE) == CMDLINE.rstrip("\n") + " spidev.bufsiz=32768\n"
+    assert (pi.root / "etc/systemd/system/hues-console.service.d/driver.conf").read_text() == (
+        SYSTEMD / "driver-ws281x-spi.conf").read_text()
+    assert "useradd --system --user-group --groups gpio,spi --no-create-home --home-dir /nonexistent " \
+           "--shell /usr/sbin/nologin hues" in pi.commands()
+    assert (pi.root / "etc/polkit-1/rules.d/60-hues-console-poweroff.rules").exists()
+    assert "Reboot to finish (for SPI for the LEDs): sudo reboot" in lines
+    assert "sync" in map(str.strip, pi.commands())
+    first = pi.snapshot()
+    ok(pi.install())
+    assert pi.snapshot() == first  # cmdline.txt keeps one spidev.bufsiz
+
+
+def test_the_sd_card_gets_a_bounded_journal_and_no_swap(pi4):
+    ok(pi4.install())
+    journal = pi4.read("etc/systemd/journald.conf.d/hues-console.conf")
+    assert "SystemMaxUse=32M" in journal and "SyncIntervalSec=5min" in journal
+    assert "systemctl disable --now dphys-swapfile.service" in pi4.commands()
+
+
+def test_the_pinned_requirements_and_the_os_cover_every_dependency():
+    """Each dependency of pyproject.toml (and the pi extra) is pinned with a hash in
+    requirements/pi.txt or comes from Raspberry Pi OS (apt) as the installer says."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = project["dependencies"] + project["optional-dependencies"]["pi"]
+    names = {re.match(r"[A-Za-z0-9_.-]+", spec).group().lower().replace("_", "-") for spec in wanted}
+    text = (REPO / "requirements/pi.txt").read_text()
+    pinned = dict(re.findall(r"^([a-z0-9-]+)==(\S+) \\\n +--hash=sha256:[0-9a-f]{64}", text, re.M))
+    from_apt = {"pyyaml": "python3-yaml", "pillow": "python3-pil"}
+    apt = re.search(r"^APT_PACKAGES=\((.*)\)", INSTALLER.read_text(), re.M).group(1).split()
+    assert all(package in apt for package in from_apt.values())
+    assert names - set(pinned) - set(from_apt) == set()
+    assert not any(line.strip() and not line.startswith(("#", " ")) and "==" not in line
+                   for line in text.splitlines())  # every requirement is pinned
