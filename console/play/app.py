@@ -193,7 +193,7 @@ class ConsoleApp:
         if self.notifier is not None:
             if self.stats.frames_pushed == 1 and not self.notifier.ready:
                 boot_s = round(self._boot_clock(), 2)
-                log.info("first frame %.2f s after power-on (CLOCK_BOOTTIME)", boot_s)
+                log.info("first frame %.2f s after the kernel started (CLOCK_BOOTTIME)", boot_s)
                 self.store.set_setting(BOOT_TO_FIRST_FRAME, boot_s)
             self.notifier.frame_drawn(now)  # READY=1 once, then the watchdog's pings
         if self.hint is not None and not (self.game is self._hinted[0] and self.ui is self._hinted[1]):
