@@ -1,7 +1,7 @@
 """Game records: the public JSON-lines format, and replay.
 
 A record is one JSON object a line, exactly the vocabulary of `rules` (new_game, choose_target,
-clue, place, skip_clue, next). What the store keeps, `export` prints and `replay` reads are the
+clue, place, take_back, skip_clue, next). What the store keeps, `export` prints and `replay` reads are the
 same text, so a game can be moved from the box to a laptop and replayed there.
 """
 
@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from console.game import rules
 from console.game.board import Cell, brief_repr, parse_cell
 from console.game.rules import (
-    Action, ChooseTarget, Clue, GameState, NewGame, Next, Place, RuleError, SkipClue,
+    Action, ChooseTarget, Clue, GameState, NewGame, Next, Place, RuleError, SkipClue, TakeBack,
 )
 
 
@@ -36,6 +36,7 @@ _FIELDS: dict[str, tuple[type, dict[str, tuple[type, bool]]]] = {
     "choose_target": (ChooseTarget, {"cell": (Cell, True)}),
     "clue": (Clue, {}),
     "place": (Place, {"cell": (Cell, True), "player": (int, False)}),
+    "take_back": (TakeBack, {}),
     "skip_clue": (SkipClue, {}),
     "next": (Next, {}),
 }
