@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from PIL import Image
 
 from console.commands import bench
 from console.commands import main as cli
@@ -81,3 +82,27 @@ def test_bench_figures_have_every_key(monkeypatch):
     latency = bench.latency_figures(seconds=0.5)
     assert latency["events"] > 0 and latency["p99"] >= latency["p50"] > 0
     assert 0 <= bench.idle_cpu_figure(seconds=0.3) < 1
+
+
+def test_play_on_the_sim_png_driver_takes_the_keys_and_writes_the_picture(isolated, tmp_path, monkeypatch):
+    """sim-png is usable: `play` with `driver.name: sim-png` reads the keyboard like the terminal
+    simulator and keeps the PNG file up to date. The keyboard here quits after the first frame."""
+    from console.commands import session
+    from hal.inputs.events import PRESS, QUIT, InputEvent
+
+    class QuitAfterOneFrame:
+        def __init__(self, events):
+            self.events, self.polls = events, 0
+
+        def poll(self, now):
+            self.polls += 1
+            if self.polls == 2:
+                self.events.put(InputEvent(QUIT, PRESS, now))
+
+    picture = tmp_path / "panel.png"
+    (tmp_path / "console.yaml").write_text(
+        f"store:\n  url: memory://\ndriver:\n  name: sim-png\n  sim_png:\n    path: {picture}\n    scale: 1\n")
+    monkeypatch.setattr(session, "open_keyboard", QuitAfterOneFrame)
+    assert cli.main(["play"]) == 0
+    with Image.open(picture) as image:  # the last picture is the cleared panel, 1 pixel an LED
+        assert image.format == "PNG" and image.size == (32, 16)
