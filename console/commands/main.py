@@ -25,7 +25,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_check_config(args: argparse.Namespace) -> int:
     from console.config.loader import check_config_main
 
-    return check_config_main(args.file or args.config)
+    return check_config_main(args.config if args.file is None else args.file)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -198,7 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from console.config.loader import ConfigError
 
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help, or a wrong argument already said in one line
+        return done.code if isinstance(done.code, int) else EXIT_USAGE
     try:
         status = args.run(args)
         sys.stdout.flush()  # here, not at exit, so that a reader gone away is caught below
