@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 
 import pytest
 from PIL import Image
@@ -106,3 +108,23 @@ def test_play_on_the_sim_png_driver_takes_the_keys_and_writes_the_picture(isolat
     assert cli.main(["play"]) == 0
     with Image.open(picture) as image:  # the last picture is the cleared panel, 1 pixel an LED
         assert image.format == "PNG" and image.size == (32, 16)
+
+
+def test_log_lines_of_the_command_are_escaped_on_one_line():
+    """A store warning quotes a game id read from Redis: its escape sequences stay escaped."""
+    stream = io.StringIO()
+    logger = logging.getLogger("tests.escaped")
+    logger.addHandler(cli.escaped_log_handler(stream))
+    try:
+        logger.warning("game %s left out of the history: %s", "\x1b[2J", "line\nbreak")
+    finally:
+        logger.handlers.clear()
+    assert stream.getvalue() == "game \\x1b[2J left out of the history: line\\nbreak\n"
+
+
+def test_help_and_argument_errors_return_their_status(capsys):
+    assert cli.main(["--help"]) == 0
+    assert cli.main(["render"]) == 2
+    err = capsys.readouterr().err
+    assert err == "hues-console render: the following arguments are required: --record " \
+                  "(see hues-console render --help)\n"

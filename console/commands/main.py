@@ -6,6 +6,7 @@ Set HUES_DEBUG=1 to see the traceback of an unexpected failure instead of its on
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import os
 import signal
@@ -198,6 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from console.config.loader import ConfigError
 
+    if not logging.getLogger().handlers:  # the command line's own process (tests have theirs)
+        logging.getLogger().addHandler(escaped_log_handler(sys.stderr))
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help, or a wrong argument already said in one line
@@ -223,6 +226,20 @@ def main(argv: list[str] | None = None) -> int:
         print(_printable(f"hues-console: unexpected {exc.__class__.__name__}: {exc} (HUES_DEBUG=1 shows details)"),
               file=sys.stderr)
         return 1
+
+
+class _OneLineFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return _printable(super().format(record))
+
+
+def escaped_log_handler(stream) -> logging.Handler:
+    """Log lines as Python prints them by default (the message alone, warnings and worse), but
+    escaped: a warning quotes what the store holds (a game id...), which must not reach the
+    terminal or the journal raw."""
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(_OneLineFormatter("%(message)s"))
+    return handler
 
 
 def _reader_gone() -> int:

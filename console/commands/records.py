@@ -77,5 +77,5 @@ def export_main(store: GameStore, game_id: str | None, out: TextIO) -> int:
     except StoreError as error:
         raise UsageError(f"hues-console export: {error}") from None
     for action in actions:
-        print(json.dumps(action, ensure_ascii=False), file=out)
+        print(json.dumps(action), file=out)  # ASCII: stored text never reaches the terminal raw
     return 0
