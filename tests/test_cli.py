@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import json
 import logging
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -13,6 +16,8 @@ from console.commands import bench
 from console.commands import main as cli
 from console.view.palette import board_colors
 from tests.test_record import EXAMPLE
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -128,3 +133,17 @@ def test_help_and_argument_errors_return_their_status(capsys):
     err = capsys.readouterr().err
     assert err == "hues-console render: the following arguments are required: --record " \
                   "(see hues-console render --help)\n"
+
+
+@pytest.mark.parametrize("argv", [["palette"], ["replay", "RECORD", "--json"]])
+def test_a_reader_gone_away_ends_the_command_quietly(isolated, tmp_path, argv):
+    """`hues-console export | head -1`: the pipe closes before the output is written; the
+    command stops with the status a SIGPIPE gives (141) and no BrokenPipe traceback."""
+    record = tmp_path / "game.jsonl"
+    record.write_text(EXAMPLE)
+    argv = [str(record) if word == "RECORD" else word for word in argv]
+    process = subprocess.Popen([sys.executable, "-m", "console.commands.main", *argv], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader is gone before the first line
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (141, b"")
