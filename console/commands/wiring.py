@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from console.play.app import ConsoleApp, InputSource, Shutdown
+from console.play.sd_notify import SystemdNotifier
 from console.config.loader import Config
 from console.store.games import GameStore
 from hal.drivers import Driver, make_driver
@@ -124,4 +125,5 @@ def build_app(
         hint=hint,
         journal=journal,
         idle_timeout_s=config.idle_timeout_s,
+        notifier=SystemdNotifier() if on_hardware else None,
     )

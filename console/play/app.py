@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from console.play import controller
+from console.play.sd_notify import SystemdNotifier
 from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
@@ -25,6 +26,7 @@ from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
 from hal.output import OutputStage, Panel
 
 log = logging.getLogger("hues-console")
+BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 
 
 class InputSource(Protocol):
@@ -60,6 +62,8 @@ class ConsoleApp:
         hint: Callable[[str], None] | None = None,
         journal: Callable[[str, Any], None] | None = None,
         idle_timeout_s: float = 0.0,
+        notifier: SystemdNotifier | None = None,
+        boot_clock: Callable[[], float] = lambda: time.clock_gettime(time.CLOCK_BOOTTIME),
     ):
         self.panel = Panel(stage, driver)
         self.events = events
@@ -80,6 +84,10 @@ class ConsoleApp:
         self._last_hint = ""
         self._hinted: tuple = (None, None)
         self._held_since: float | None = None
+        # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
+        # box the first frame's time since boot is logged and kept for `diag`.
+        self.notifier = notifier
+        self._boot_clock = boot_clock
 
     @property
     def stage(self) -> OutputStage:
@@ -182,6 +190,12 @@ class ConsoleApp:
         layout = self.panel.layout
         if self.panel.show(render(self.game, self.ui, now, layout.width, layout.height)):
             self.stats.frames_pushed += 1
+        if self.notifier is not None:
+            if self.stats.frames_pushed == 1 and not self.notifier.ready:
+                boot_s = round(self._boot_clock(), 2)
+                log.info("first frame %.2f s after the kernel started (CLOCK_BOOTTIME)", boot_s)
+                self.store.set_setting(BOOT_TO_FIRST_FRAME, boot_s)
+            self.notifier.frame_drawn(now)  # READY=1 once, then the watchdog's pings
         if self.hint is not None and not (self.game is self._hinted[0] and self.ui is self._hinted[1]):
             self._hinted = (self.game, self.ui)  # states are immutable: the same objects, the same hint
             text = describe(self.game, self.ui)
