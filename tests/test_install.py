@@ -668,3 +668,13 @@ def test_the_pinned_requirements_and_the_os_cover_every_dependency():
     assert names - set(pinned) - set(from_apt) == set()
     assert not any(line.strip() and not line.startswith(("#", " ")) and "==" not in line
                    for line in text.splitlines())  # every requirement is pinned
+
+
+def test_a_pi3_the_binding_does_not_know_is_named_at_install_time(tmp_path):
+    pi = FakePi(tmp_path, "Raspberry Pi 3 Model B Rev 1.2")
+    (pi.root / "proc/device-tree/system").mkdir(parents=True)
+    (pi.root / "proc/device-tree/system/linux,revision").write_bytes(bytes.fromhex("00a52082"))
+    result = pi.install("--dry-run")
+    assert result.returncode == 0
+    assert "note: rpi-ws281x 5.0.0 does not know this board (Raspberry Pi 3 Model B Rev 1.2, " \
+           "revision 0xa52082;" in result.stderr and "docs/MAKERS.md" in result.stderr
