@@ -147,7 +147,7 @@ def test_installer_is_valid_bash():
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
 def test_every_script_passes_shellcheck():
-    scripts = [INSTALLER.parent / name for name in ("install-pi", "setup", "test", "play")]
+    scripts = [INSTALLER.parent / name for name in ("install-pi", "setup", "test", "play", "redis-repair-aof")]
     result = subprocess.run(["shellcheck", *map(str, scripts), str(INSTALLER.parent.parent / ".ci/run")],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
@@ -171,7 +171,7 @@ def test_dry_run_on_a_pi4_prints_every_step_and_changes_nothing(pi4):
         "would: write /etc/systemd/journald.conf.d/hues-console.conf",
         "would: systemctl disable --now dphys-swapfile.service",
         "would: write /etc/hues-console/console.yaml "
-        "(from config/console.yaml, with store.url: redis://localhost:6379/0)",
+        "(from config/console.yaml, with store.url: unix://hues@/run/redis/redis-server.sock?db=0)",
         "LED driver: ws281x on GPIO 18, 512 LEDs (Raspberry Pi 4 Model B Rev 1.4)",
         "would: write /etc/redis/redis-hues.conf (from config/redis-hues.conf)",
         "would: write /etc/redis/redis.conf",
@@ -266,7 +266,7 @@ def test_install_on_a_pi5_then_again_keeps_everything(pi5):
     assert commands[-2:] == ["systemctl daemon-reload", "systemctl enable hues-console.service"]
 
     config = load_config(str(pi5.root / ETC_CONFIG))
-    assert config.store.url == "redis://localhost:6379/0"  # and everything else as the default:
+    assert config.store.url == "unix://hues@/run/redis/redis-server.sock?db=0"  # and everything else as the default:
     assert dataclasses.replace(config, store=DEFAULT.store, source=DEFAULT.source) == DEFAULT
     etc = pi5.root / "etc"
     assert (etc / "systemd/system/hues-console.service").read_text() == UNIT.read_text()
@@ -275,6 +275,10 @@ def test_install_on_a_pi5_then_again_keeps_everything(pi5):
     assert (dropins / "restart-backoff.conf").read_text() == (SYSTEMD / "restart-backoff.conf").read_text()
     assert (etc / "redis/redis-hues.conf").read_text() == (REPO / "config/redis-hues.conf").read_text()
     assert pi5.read("etc/redis/redis.conf").rstrip().splitlines()[-1] == INCLUDE
+    redis_dropin = etc / "systemd/system/redis-server.service.d/hues-console.conf"
+    assert redis_dropin.read_text() == (SYSTEMD / "redis-server-hues.conf").read_text()
+    repair = pi5.root / "usr/local/lib/hues-console/redis-repair-aof"
+    assert repair.read_text() == (REPO / "scripts/redis-repair-aof").read_text() and repair.stat().st_mode & 0o111
     assert pi5.read(BOOT_CONFIG).splitlines()[-3:] == ["[all]", "# hues-console", overlay_line(DEFAULT)]
 
     first = pi5.snapshot()

@@ -39,7 +39,8 @@ EXIT_TRY_AGAIN = os.EX_TEMPFAIL
 
 
 def open_store(config_path: str | None) -> GameStore:
-    return store_for(load_config(config_path))
+    """The store for the commands that only read it (history, export): they change nothing."""
+    return store_for(load_config(config_path), read_only=True)
 
 
 def play(config_path: str | None, simulator: bool) -> int:

@@ -20,6 +20,7 @@ from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
+from console.store.format import NotDurableError
 from console.view.ui import Ui
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
@@ -102,20 +103,29 @@ class ConsoleApp:
     def start(self, now: float) -> None:
         """Restore the brightness and offer an unfinished game for resume."""
         brightness = self.store.get_setting("brightness", None)
-        if isinstance(brightness, (int, float)) and 0 < brightness <= 1:
+        if type(brightness) in (int, float) and 0 < brightness <= 1:
             self.stage.set_brightness(brightness)
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
                      last_winners=self._last_winners(), colors=self.colors)
+        self._offer_resume()
+
+    def _offer_resume(self) -> None:
+        """Offer the store's unfinished game, replayed as far as the rules accept it (a record the
+        rules refuse part-way is cut back there). If Redis could not be asked, `tick` asks again
+        when it is back and no game is under way."""
         found = self.store.unfinished()
         if found is None:
             return
         game_id, record = found
-        try:
-            self.game = rules.replay(action_from_json(obj) for obj in record)
-        except RuleError as exc:
-            log.warning("the stored game %s cannot be replayed (%s); starting fresh", game_id, exc)
-            self.store.set_aside(game_id, str(exc))
+        game, replayed, problem = replay_prefix(record)
+        if game is None:
+            log.warning("the stored game %s cannot be replayed (%s); starting fresh", game_id, problem)
+            self.store.set_aside(game_id, problem)
             return
+        if problem is not None:
+            self.store.cut_back(replayed, problem)
+            record = record[:replayed]
+        self.game = game
         if rules.is_terminal(self.game):
             self.store.finish(self.summary())
             self.game = None
@@ -127,6 +137,13 @@ class ConsoleApp:
         finished = (g for g in self.store.history(10) if g.get("status") == "finished")
         return tuple(next(finished, {}).get("winner_colors", ()))
 
+    def _look_again(self) -> None:
+        """Redis is back after a start without it: offer its unfinished game once no game is on."""
+        if (not self.store.resume_checked and self.store.online and self.ui.screen == "idle"
+                and (self.game is None or rules.is_terminal(self.game))):
+            self.game = None
+            self._offer_resume()
+
     # --- one frame ---------------------------------------------------------------------------
 
     def tick(self, now: float) -> None:
@@ -137,8 +154,11 @@ class ConsoleApp:
         self._track_shutdown_hold(now)
         self._fall_back_to_idle(now)
         self.store.tick(now)
+        self._look_again()
         if self.ui.store_online != self.store.online:
             self.ui = replace(self.ui, store_online=self.store.online)
+        if self.ui.disk_full == self.store.journal_ok:
+            self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
         self._push(now)
 
     def _on_event(self, event: InputEvent, now: float) -> None:
@@ -154,13 +174,12 @@ class ConsoleApp:
         step = controller.handle(self.game, self.ui, event.button, now, self.rng)
         if step.abandon:
             self.store.abandon()
-        for action in step.actions:
-            stored = action_to_json(action)
-            if isinstance(action, NewGame):
-                self.store.start_game(stored)
-            else:
-                self.store.append(stored)
-            self.journal("stored", stored)
+        kept = self._store_actions(step.actions, before_game)
+        if kept is not None:  # not all of them could be made durable: show only those that were
+            self.game = kept
+            self.ui = before_ui if kept is before_game else controller.screen_for(kept, before_ui, now)
+            self.ui = replace(self.ui, disk_full=True)
+            return
         self.game, self.ui = step.game, step.ui
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)
@@ -169,6 +188,23 @@ class ConsoleApp:
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
+
+    def _store_actions(self, actions, game: GameState | None) -> GameState | None:
+        """Store each action; None when all are durable, else the state the durable ones reach."""
+        for action in actions:
+            stored = action_to_json(action)
+            try:
+                if isinstance(action, NewGame):
+                    self.store.start_game(stored)
+                    game = None
+                else:
+                    self.store.append(stored)
+            except NotDurableError as exc:
+                log.error("%s: the move is not taken", exc)
+                return game
+            self.journal("stored", stored)
+            game = rules.apply(game, action)
+        return None
 
     def _fall_back_to_idle(self, now: float) -> None:
         if (self.idle_timeout_s and self.ui.screen in controller.IDLE_AFTER_TIMEOUT
@@ -219,13 +255,29 @@ class ConsoleApp:
         }
 
     def close(self, flush_s: float = 2.0) -> None:
-        """Clear the panel and flush the store: on exit, SIGTERM, or before powering off."""
+        """Clear the panel and flush the store: on exit, SIGTERM, or before powering off. What
+        Redis has not taken by then stays in the journal (the store logs it) for the next start."""
         try:
             self.panel.close()
         finally:
-            self.store.flush(flush_s)
+            try:
+                self.store.flush(flush_s)
+            finally:
+                self.store.close()
         if self.powering_off and self.shutdown.poweroff is not None:
             self.shutdown.poweroff()
+
+
+def replay_prefix(record: list[dict]) -> tuple[GameState | None, int, str | None]:
+    """The state the longest replayable prefix of `record` reaches, its length, and why the next
+    action was refused (None: all of it replays)."""
+    game = None
+    for done, obj in enumerate(record):
+        try:
+            game = rules.apply(game, action_from_json(obj))
+        except (RuleError, ValueError) as exc:  # ValueError: a cell like "H²" (int() of a digit)
+            return game, done, f"action {done + 1} of the record: {exc}"
+    return game, len(record), None
 
 
 def run_realtime(app: ConsoleApp, fps: float, clock=time.monotonic, start: bool = True) -> None:
