@@ -148,6 +148,21 @@ def test_an_empty_output_path_is_refused(isolated, tmp_path, capsys, option):
     assert "output file name is empty" in refused(capsys, argv)
 
 
+@pytest.mark.parametrize("kind", ["fifo", "directory", "missing folder", "/dev/full"])
+def test_an_output_that_cannot_be_written_is_refused_without_waiting(isolated, tmp_path, capsys, kind):
+    record, script = _write(tmp_path, EXAMPLE, "r.jsonl"), _write(tmp_path, "a\n", "s.txt")
+    out = {"missing folder": str(tmp_path / "no" / "x.png")}.get(kind) or _special(tmp_path, kind)
+    for argv in (["render", "--record", record, "--png", out], ["render", "--record", record, "--json", out],
+                 ["sim", "--headless", "--script", script, "--png", out]):
+        assert refused(capsys, argv).startswith(f"{out}: cannot be written")
+
+
+def test_outputs_go_to_stdout_for_a_dash(isolated, tmp_path, capsysbinary):
+    record = _write(tmp_path, EXAMPLE, "r.jsonl")
+    assert cli.main(["render", "--record", record, "--png", "-"]) == 0
+    assert capsysbinary.readouterr().out.startswith(b"\x89PNG")
+
+
 @pytest.mark.parametrize("time_text", ["nan", "inf", "-inf", "1e308", "-1", "86401", "soon", "", "0x10"])
 def test_render_refuses_a_time_that_is_no_animation_time(isolated, tmp_path, capsys, time_text):
     record = _write(tmp_path, EXAMPLE)
