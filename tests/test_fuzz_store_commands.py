@@ -22,8 +22,9 @@ ESC = "\x1b[2J\x1b]0;pwned\x07"
 
 @pytest.fixture
 def stored(rig, isolated, monkeypatch):  # noqa: F811
-    """The commands' store is the rig's; it holds a finished game and an unfinished current one."""
-    monkeypatch.setattr(session, "open_store", lambda config_path: rig.store())
+    """The commands' store is the rig's, read-only as `open_store` makes it for them; it holds a
+    finished game and an unfinished current one."""
+    monkeypatch.setattr(session, "open_store", lambda config_path: rig.store(read_only=True))
     store = rig.store()
     finished = play(store)
     store.finish(SUMMARY)
@@ -50,9 +51,13 @@ DAMAGE = {
     "no record version": lambda r, f, c: r.hdel(_meta(f), "version"),
     "start time not a number": lambda r, f, c: r.hset(_meta(f), "started", "soon"),
     "start time nan": lambda r, f, c: r.hset(_meta(f), "started", "nan"),
+    "end time 1e20": lambda r, f, c: r.hset(_meta(f), "ended", "1e20"),
+    "end time inf": lambda r, f, c: r.hset(_meta(f), "ended", "inf"),
+    "end time nan": lambda r, f, c: r.hset(_meta(f), "ended", "nan"),
     "summary null": lambda r, f, c: r.hset(_meta(f), "summary", "null"),
     "summary a number": lambda r, f, c: r.hset(_meta(f), "summary", "5"),
     "summary not JSON": lambda r, f, c: r.hset(_meta(f), "summary", "{oops"),
+    "summary deeply nested": lambda r, f, c: r.hset(_meta(f), "summary", "[" * 100_000),
     "winner_colors null": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": None})),
     "winner_colors 5": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": 5})),
     "winner_colors text": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": "red"})),
@@ -63,6 +68,7 @@ DAMAGE = {
     "escapes in a status": lambda r, f, c: r.hset(_meta(f), mapping={"status": ESC, "reason": ESC}),
     # the record list
     "line not JSON": lambda r, f, c: _set_line(r, f, 2, "{oops"),
+    "line deeply nested": lambda r, f, c: _set_line(r, f, 2, "[" * 100_000),
     "line with a 5000-digit number": lambda r, f, c: _set_line(r, f, 2, '{"action": "clue", "n": ' + "9" * 5000 + "}"),
     "line not an object": lambda r, f, c: _set_line(r, f, 2, '["clue"]'),
     "action not text": lambda r, f, c: _set_line(r, f, 2, '{"action": ["clue"]}'),
