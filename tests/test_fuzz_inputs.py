@@ -9,11 +9,11 @@ measured by `hues-console bench`.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
 import time
-import io
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -120,6 +120,12 @@ def test_a_bad_record_on_stdin_is_refused_the_same_way(isolated, capsys, monkeyp
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
         content if isinstance(content, bytes) else content.encode())))
     assert refused(capsys, ["replay", "-"]).startswith("<stdin>:")
+
+
+@pytest.mark.parametrize("command", ["sim", "diag"])
+def test_a_script_on_stdin_is_read_and_its_lines_named(isolated, capsys, monkeypatch, command):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xef\xbb\xbfa\nwait 1e12\n")))
+    assert refused(capsys, [command, "--headless", "--script", "-"]).startswith("<stdin>:2: a duration")
 
 
 def test_a_record_on_stdin_is_replayed(isolated, capsys, monkeypatch):
