@@ -146,3 +146,14 @@ def test_any_stored_value_gives_a_record_or_one_line(stored, capsys, changes):
         check_export(capsys, argv)
     check_history(capsys)
     assert snapshot(rig.redis) == before
+
+
+def test_a_store_that_cannot_be_reached_is_one_line_and_exit_1(stored, capsys, caplog):
+    """An outage is not bad input (exit 1, as `history` has always said), and the read command's
+    own line is the only one: the read-only store does not log the writer's outage warning."""
+    rig, finished, _ = stored
+    rig.down()
+    for argv in (["history"], ["export"], ["export", finished]):
+        code, out, err = run(capsys, argv)
+        assert (code, out) == (1, "") and err.count("\n") == 1 and "cannot be reached" in err, err
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
