@@ -45,6 +45,11 @@ def _set_line(r, game, index, text):
     r.lset(_record(game), index, text)
 
 
+def _summary(**changes):
+    """Damage: the finished game's summary with `changes`."""
+    return lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, **changes}))
+
+
 DAMAGE = {
     # the meta hash
     "newer record version": lambda r, f, c: r.hset(_meta(f), "version", "2"),
@@ -58,13 +63,12 @@ DAMAGE = {
     "summary a number": lambda r, f, c: r.hset(_meta(f), "summary", "5"),
     "summary not JSON": lambda r, f, c: r.hset(_meta(f), "summary", "{oops"),
     "summary deeply nested": lambda r, f, c: r.hset(_meta(f), "summary", "[" * 100_000),
-    "winner_colors null": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": None})),
-    "winner_colors 5": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": 5})),
-    "winner_colors text": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": "red"})),
-    "winner_colors unknown": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": ["mauve"]})),
-    "winner_colors numbers": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": [1]})),
-    "escapes in the summary": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps(
-        {**SUMMARY, "colors": [ESC, "blue"], "winner_colors": [ESC], "date": ESC})),
+    "winner_colors null": _summary(winner_colors=None),
+    "winner_colors 5": _summary(winner_colors=5),
+    "winner_colors text": _summary(winner_colors="red"),
+    "winner_colors unknown": _summary(winner_colors=["mauve"]),
+    "winner_colors numbers": _summary(winner_colors=[1]),
+    "escapes in the summary": _summary(colors=[ESC, "blue"], winner_colors=[ESC], date=ESC),
     "escapes in a status": lambda r, f, c: r.hset(_meta(f), mapping={"status": ESC, "reason": ESC}),
     # the record list
     "line not JSON": lambda r, f, c: _set_line(r, f, 2, "{oops"),
