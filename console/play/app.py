@@ -19,7 +19,9 @@ from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
+from console.play.remote import Chore, RemoteCommand, handle_remote
 from console.view.ui import Ui
+from hal.frame import Frame
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
 from hal.output import OutputStage, Panel
@@ -29,6 +31,14 @@ log = logging.getLogger("hues-console")
 
 class InputSource(Protocol):
     def poll(self, now: float) -> None: ...
+
+
+class Publisher(Protocol):
+    """Who hears of each new state and each frame pushed (the web companion's hub)."""
+
+    def publish_state(self, game: GameState | None, ui: Ui, now: float) -> None: ...
+
+    def publish_frame(self, frame: Frame) -> None: ...
 
 
 @dataclass
@@ -60,6 +70,8 @@ class ConsoleApp:
         hint: Callable[[str], None] | None = None,
         journal: Callable[[str, Any], None] | None = None,
         idle_timeout_s: float = 0.0,
+        publisher: Publisher | None = None,
+        room_codes: Callable[[], str] | None = None,
     ):
         self.panel = Panel(stage, driver)
         self.events = events
@@ -80,6 +92,9 @@ class ConsoleApp:
         self._last_hint = ""
         self._hinted: tuple = (None, None)
         self._held_since: float | None = None
+        self.publisher = publisher
+        self.room_codes = room_codes  # a new code for the phones to join with, each game
+        self._published: tuple = (None, None)
 
     @property
     def stage(self) -> OutputStage:
@@ -97,7 +112,8 @@ class ConsoleApp:
         if isinstance(brightness, (int, float)) and 0 < brightness <= 1:
             self.stage.set_brightness(brightness)
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
-                     last_winners=self._last_winners(), colors=self.colors)
+                     last_winners=self._last_winners(), colors=self.colors,
+                     room_code=self.room_codes() if self.room_codes else "")
         found = self.store.unfinished()
         if found is None:
             return
@@ -133,7 +149,13 @@ class ConsoleApp:
             self.ui = replace(self.ui, store_online=self.store.online)
         self._push(now)
 
-    def _on_event(self, event: InputEvent, now: float) -> None:
+    def _on_event(self, event: InputEvent | RemoteCommand | Chore, now: float) -> None:
+        if isinstance(event, RemoteCommand):
+            self._on_remote(event, now)
+            return
+        if isinstance(event, Chore):
+            event.run(self.store)
+            return
         if event.button == QUIT:
             self.running = False
             return
@@ -142,8 +164,21 @@ class ConsoleApp:
         if event.kind == RELEASE:
             return
         self._last_input = now
+        self._take_step(controller.handle(self.game, self.ui, event.button, now, self.rng))
+
+    def _on_remote(self, command: RemoteCommand, now: float) -> None:
+        """A phone's request: done like a press, or refused with the engine's message."""
+        try:
+            step = handle_remote(self.game, self.ui, command, now, self.rng)
+        except RuleError as exc:
+            command.reply(str(exc))
+            return
+        self._last_input = now
+        self._take_step(step)
+        command.reply(None)
+
+    def _take_step(self, step: controller.Step) -> None:
         before_game, before_ui = self.game, self.ui
-        step = controller.handle(self.game, self.ui, event.button, now, self.rng)
         if step.abandon:
             self.store.abandon()
         for action in step.actions:
@@ -154,6 +189,8 @@ class ConsoleApp:
                 self.store.append(stored)
             self.journal("stored", stored)
         self.game, self.ui = step.game, step.ui
+        if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
+            self.ui = replace(self.ui, room_code=self.room_codes())
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)
         ):
@@ -180,8 +217,14 @@ class ConsoleApp:
 
     def _push(self, now: float) -> None:
         layout = self.panel.layout
-        if self.panel.show(render(self.game, self.ui, now, layout.width, layout.height)):
+        frame = render(self.game, self.ui, now, layout.width, layout.height)
+        if self.panel.show(frame):
             self.stats.frames_pushed += 1
+            if self.publisher is not None:
+                self.publisher.publish_frame(frame)
+        if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
+            self._published = (self.game, self.ui)
+            self.publisher.publish_state(self.game, self.ui, now)
         if self.hint is not None and not (self.game is self._hinted[0] and self.ui is self._hinted[1]):
             self._hinted = (self.game, self.ui)  # states are immutable: the same objects, the same hint
             text = describe(self.game, self.ui)

@@ -40,7 +40,7 @@ from console.game.board import COLS, ROWS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors
 from console.game.rules import GameState, Pawn, current_player
 from console.view.screens import WHITE, blink, fill_rect, ink, swatch
-from console.view.ui import Ui
+from console.view.ui import Ui, acting_player
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_HZ = 1.5  # pawns: the player's colour, then the cell's, in each period
@@ -146,11 +146,11 @@ def _draw_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: 
         pixels[i : i + 3] = _PAWN_BYTES[colors[pawn.player]]
 
 
-def _draw_cursor(pixels: bytearray, width: int, cell: Cell, t: float) -> None:
-    """A crosshair on the four cells beside `cell`: the vertical arms white while the horizontal
-    ones are black, swapping quickly, so some arm stands out on any colour. The centre keeps its
-    own colour: the player sees what they point at."""
-    vertical, horizontal = (_WHITE, _BLACK) if blink(t, CURSOR_HZ) else (_BLACK, _WHITE)
+def _draw_cursor(pixels: bytearray, width: int, cell: Cell, t: float, ink: bytes = _WHITE) -> None:
+    """A crosshair on the four cells beside `cell`: the vertical arms white (or a phone guesser's
+    colour) while the horizontal ones are black, swapping quickly, so some arm stands out on any
+    colour. The centre keeps its own colour: the player sees what they point at."""
+    vertical, horizontal = (ink, _BLACK) if blink(t, CURSOR_HZ) else (_BLACK, ink)
     for dr, dc, rgb in ((-1, 0, vertical), (1, 0, vertical), (0, -1, horizontal), (0, 1, horizontal)):
         row, col = cell.row + dr, cell.col + dc
         if 0 <= row < ROWS and 0 <= col < COLS:
@@ -177,15 +177,6 @@ def _contrast(rgb: bytes) -> bytes:
 # --- the status columns -------------------------------------------------------------------------
 
 
-def _actor(state: GameState, ui: Ui) -> int | None:
-    """Who must act now; while a pawn is pending, whoever its commit hands over to."""
-    if ui.pending is None:
-        return current_player(state)
-    if len(state.to_place) > 1:
-        return state.to_place[1]
-    return state.giver if state.phase == "guess1" else None
-
-
 @lru_cache(maxsize=128)
 def _status_rows(color: str, lit: bool, phase: str) -> tuple[bytes, ...]:
     """The 16 rows (6 bytes each) of the status columns."""
@@ -205,7 +196,7 @@ def _status_rows(color: str, lit: bool, phase: str) -> tuple[bytes, ...]:
 
 
 def _draw_status(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
-    actor = _actor(state, ui)
+    actor = acting_player(state, ui)
     color = state.colors[state.giver if actor is None else actor]
     rows = _status_rows(color, actor is None or blink(t, ACT_HZ, 0.7), state.phase)
     pixels, width = frame.pixels, frame.width
@@ -233,6 +224,8 @@ def _idle(state: GameState | None, ui: Ui, t: float, width: int, height: int) ->
     frame = _frame_from(_idle_bytes(width, height, step), width, height)
     for i, color in enumerate(ui.last_winners[: (screens.PANEL_H + 1) // 4]):
         swatch(frame, STATUS_X, 4 * i, 2, 3, color)
+    if ui.room_code:
+        screens.room_code(frame, 10, ui.room_code)
     return frame
 
 
@@ -268,7 +261,9 @@ def _play(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
     pawns = state.pawns if ui.pending is None else state.pawns + (ui.pending,)
     _draw_pawns(pixels, width, pawns, state.colors, t)
     if phase in ("guess1", "guess2"):
-        _draw_cursor(pixels, width, ui.cursor, t)
+        guesser = current_player(state)
+        by_phone = Pawn(guesser, ui.cursor) in ui.cursors  # a phone moved it: the guesser's colour
+        _draw_cursor(pixels, width, ui.cursor, t, bytes(ink(state.colors[guesser])) if by_phone else _WHITE)
         _draw_refused(pixels, width, ui, t)
     elif phase == "clue1" and (t - ui.since) % CLUE_BANNER_EVERY_S < CLUE_BANNER_S:
         _clue_banner(frame, ink(state.colors[state.giver]))

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from console.game.board import Cell
-from console.game.rules import DEFAULT_COLOR_NAMES, Pawn
+from console.game.rules import DEFAULT_COLOR_NAMES, GameState, Pawn, current_player
 
 SCREENS = (
     "idle", "resume", "setup", "handoff", "secret", "play", "reveal", "tiebreak", "game_over",
@@ -60,6 +60,8 @@ class Ui:
     store_online: bool = True
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
+    cursors: tuple[Pawn, ...] = ()  # where each phone guesser last pointed (drawn in their colour)
+    room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
 
     def reveal_stage(self, t: float) -> str:
         """`frame`, `points` or `scores`: where the reveal animation is at time t."""
@@ -69,3 +71,12 @@ class Ui:
         if elapsed >= REVEAL_POINTS_S:
             return "points"
         return "frame"
+
+
+def acting_player(state: GameState, ui: Ui) -> int | None:
+    """Who must act now; while a pawn is pending, whoever its commit hands over to."""
+    if ui.pending is None:
+        return current_player(state)
+    if len(state.to_place) > 1:
+        return state.to_place[1]
+    return state.giver if state.phase == "guess1" else None
