@@ -36,7 +36,7 @@ def twin(game: GameState, ui: Ui) -> tuple[GameState, Ui]:
                    reshuffles=game.reshuffles + 3)
     if game.card is not None:
         changes["card"] = (game.card + 37) % 100
-    if game.target is not None and game.target_revealed is None:
+    if game.target is not None and (game.target_revealed is None or ui.pending is not None):
         changes["target"] = Cell((game.target.row + 5) % 16, (game.target.col + 11) % 30)
     ui_changes = dict(card_choice=(ui.card_choice + 1) % 4)
     if ui.screen == "secret":
@@ -63,6 +63,10 @@ def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
         assert render(game, ui, t) == render(other_game, other_ui, t), f"the panel shows a secret on {ui.screen}"
     if game.phase == "choose_target" and game.variant == "cards":
         assert mine[game.giver] != theirs[game.giver]  # the giver does see the card: the check bites
+    if game.phase == "round_over" and ui.pending is not None:  # scored, not yet revealed: the
+        other_game = replace(other_game, scores=tuple(s + 1 for s in game.scores),  # points would tell
+                             last_round_points=tuple(p + 1 for p in game.last_round_points))
+        assert messages(game, ui) == messages(other_game, other_ui)
 
 
 def sensible(game: GameState, ui: Ui, draw) -> RemoteCommand | str:

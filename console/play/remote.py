@@ -5,9 +5,10 @@ A phone speaks for one seat (a pawn colour), so unlike a button press its reques
 the message the phone shows. Where the engine decides (whose turn it is, an occupied cell, a cell
 that is not on the card) its own message is passed on: the request is tried on `rules.apply`.
 
-A guess works as with the joystick: a tap moves the guesser's cursor (on the panel too), placing
-makes the pawn *pending*, the guesser may take it back until anyone else acts, and anyone's next
-request (or press) commits it first.
+A guess works as with the joystick: a tap moves the guesser's cursor (the panel's, drawn in the
+guesser's colour), placing stores the pawn at once and shows it as *pending*, the guesser may take
+it back (a `take_back` in the record) or confirm it, and anyone else's next request (or press) lets
+it stand first. A refused request changes nothing, not even that.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Callable
 
 from console.game import rules
 from console.game.board import Cell, RuleError
-from console.game.rules import ChooseTarget, Clue, GameState, Next, Pawn, Place, SkipClue
+from console.game.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue
 from console.play import controller
 from console.play.controller import Step, apply_action, new_game_action
 from console.view.ui import CENTRE, SetupChoices, Ui
@@ -59,31 +60,32 @@ def handle_remote(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, 
         raise RuleError("no game is under way: the host starts one")
     if cmd.seat >= game.players:
         raise RuleError(f"this game has {game.players} players: your colour is watching")
-    if cmd.verb == "take_back":
-        return _take_back(game, ui, cmd.seat)
-    if cmd.verb == "confirm":
+    if cmd.verb in ("take_back", "confirm"):
         if ui.pending is None or ui.pending.player != cmd.seat:
-            raise RuleError("you have no pawn waiting to be confirmed")
-        return commit_pending(game, ui, t)
-    step = commit_pending(game, ui, t)  # someone else acts: a pending pawn stands from now on
-    after = _act(step.game, step.ui, cmd, t)
-    return replace(after, actions=step.actions + after.actions)
+            raise RuleError("you have no pawn to take back (once the next player acts, it stays)"
+                            if cmd.verb == "take_back" else "you have no pawn waiting to be confirmed")
+        if cmd.verb == "take_back":  # B on the joystick: the same take_back in the record
+            return controller.handle(game, ui, "b", t, rng)
+        return let_stand(game, ui, t)
+    stood = let_stand(game, ui, t)  # someone else acts: a pending pawn stands from now on
+    return _act(stood.game, stood.ui, cmd, t, rng)
 
 
-def commit_pending(game: GameState, ui: Ui, t: float) -> Step:
+def let_stand(game: GameState, ui: Ui, t: float) -> Step:
+    """The pending pawn stays (it is in the record already); after a round's last pawn, the reveal."""
     if ui.pending is None:
         return Step(game, ui)
-    return apply_action(game, replace(ui, pending=None), t, Place(ui.pending.cell, ui.pending.player))
+    ui = replace(ui, pending=None)
+    return Step(game, controller.screen_for(game, ui, t) if game.phase == "round_over" else ui)
 
 
-def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float) -> Step:
+def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
     seat, verb = cmd.seat, cmd.verb
     if verb in ("cursor", "place"):
         cell = _cell(cmd)
         rules.apply(game, Place(cell, seat))  # the engine's refusal: not your turn, occupied, not now
-        cursors = tuple(c for c in ui.cursors if c.player != seat) + (Pawn(seat, cell),)
-        ui = replace(ui, cursor=cell, cursors=cursors, refused=None)
-        return Step(game, replace(ui, pending=Pawn(seat, cell)) if verb == "place" else ui)
+        ui = replace(ui, cursor=cell, refused=None)
+        return controller.handle(game, ui, "a", t, rng) if verb == "place" else Step(game, ui)
     if verb == "choose":
         if game.phase != "choose_target" or seat != game.giver:
             raise RuleError(_only_the_giver(game, "chooses the target"))
@@ -101,12 +103,6 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float) -> Step:
     return controller.handle(game, ui, "a", t, random.Random(0))
 
 
-def _take_back(game: GameState, ui: Ui, seat: int) -> Step:
-    if ui.pending is None or ui.pending.player != seat:
-        raise RuleError("you have no pawn to take back (once the next player acts, it stays)")
-    return Step(game, replace(ui, cursor=ui.pending.cell, pending=None))
-
-
 def _new_game(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
     if game is not None and not rules.is_terminal(game) and ui.screen not in ("idle", "setup", "resume"):
         raise RuleError("a game is under way: finish it first")
@@ -115,7 +111,7 @@ def _new_game(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng:
     action = new_game_action(choices, rng, ui.colors)
     new = rules.apply(None, action)  # the engine checks players, variant and first giver
     ui = replace(ui, screen="handoff", since=t, choice=0, refused=None, cursor=CENTRE, pending=None,
-                 cursors=(), setup=choices)
+                 setup=choices)
     return Step(new, ui, (action,), abandon=game is not None and not rules.is_terminal(game))
 
 

@@ -26,8 +26,8 @@ BLACK_INK: RGB = (100, 100, 100)  # a black player, who cannot be lit
 FAINT: RGB = (22, 22, 22)
 GOLD: RGB = (255, 170, 0)
 GREEN: RGB = (0, 220, 0)
-TILE_H = 7
-ROOM_CODE_EVERY_S = 5.0  # set-up shows the phones' room code in place of its label 40 % of the time  # a text line with a pixel of colour above and below
+TILE_H = 7  # a text line with a pixel of colour above and below
+ROOM_CODE_EVERY_S = 5.0  # set-up shows the phones' room code in place of its label 40 % of the time
 
 
 def blink(t: float, hz: float, duty: float = 0.5) -> bool:

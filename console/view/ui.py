@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from console.game.board import Cell
-from console.game.rules import DEFAULT_COLOR_NAMES, GameState, Pawn, current_player
+from console.game.rules import DEFAULT_COLOR_NAMES, Pawn
 
 SCREENS = (
     "idle", "resume", "setup", "handoff", "secret", "play", "reveal", "tiebreak", "game_over",
@@ -45,6 +45,15 @@ class SetupChoices:
 
 
 @dataclass(frozen=True)
+class Cursor:
+    """A cursor on the board: whose (their pawn colour) and where. The panel's own cursor is the
+    acting player's; a phone player's (the web companion) is drawn the same way."""
+
+    color: str
+    cell: Cell
+
+
+@dataclass(frozen=True)
 class Ui:
     screen: str = "idle"
     since: float = 0.0  # when this screen (or reveal stage skip) started, on the app's clock
@@ -52,7 +61,8 @@ class Ui:
     card_choice: int = 0  # which of the card's 4 cells the giver is on
     choice: int = 0  # a two-way menu: resume (0) / new (1); second clue (0) / pass (1)
     setup: SetupChoices = field(default_factory=SetupChoices)
-    pending: Pawn | None = None  # placed, not yet committed: B takes it back
+    pending: Pawn | None = None  # placed (and stored) just now: B takes it back until the next press
+    remote_cursors: tuple[Cursor, ...] = ()  # phone players' cursors, drawn beside the panel's
     refused: Cell | None = None  # an occupied cell the player tried: a visible "no"
     refused_at: float = -1.0
     brightness: float = 1.0  # the ceiling the host set (the limiter may still lower it)
@@ -60,7 +70,6 @@ class Ui:
     store_online: bool = True
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
-    cursors: tuple[Pawn, ...] = ()  # where each phone guesser last pointed (drawn in their colour)
     room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
 
     def reveal_stage(self, t: float) -> str:
@@ -71,12 +80,3 @@ class Ui:
         if elapsed >= REVEAL_POINTS_S:
             return "points"
         return "frame"
-
-
-def acting_player(state: GameState, ui: Ui) -> int | None:
-    """Who must act now; while a pawn is pending, whoever its commit hands over to."""
-    if ui.pending is None:
-        return current_player(state)
-    if len(state.to_place) > 1:
-        return state.to_place[1]
-    return state.giver if state.phase == "guess1" else None
