@@ -21,10 +21,10 @@ from hal.inputs.events import PRESS, InputEvent
 WAIT_S = 5.0
 
 
-def web_config(store_url: str = "memory://", pin: str = ""):
+def web_config(store_url: str = "memory://", pin: str = "", port: int = 0):
     config = load_config(environ={}, etc_path="/nonexistent")
     return dataclasses.replace(
-        config, web=dataclasses.replace(config.web, enabled=True, port=0, host_pin=pin),
+        config, web=dataclasses.replace(config.web, enabled=True, port=port, host_pin=pin),
         store=dataclasses.replace(config.store, url=store_url))
 
 
@@ -32,8 +32,8 @@ class PhoneTable:
     """The console and its server; `phone()` connects a phone, `press()` uses the joystick."""
 
     def __init__(self, store_url: str = "memory://", seed: int = 7, pin: str = "",
-                 codes: Callable[[], str] | None = None):
-        self.config = web_config(store_url, pin)
+                 codes: Callable[[], str] | None = None, port: int = 0):
+        self.config = web_config(store_url, pin, port)
         self.app: ConsoleApp = build_app(self.config, "sim-headless", lambda events: [], rng=random.Random(seed))
         self.web = attach_web(self.config, self.app)
         if codes is not None:
