@@ -81,3 +81,12 @@ def test_bench_figures_have_every_key(monkeypatch):
     latency = bench.latency_figures(seconds=0.5)
     assert latency["events"] > 0 and latency["p99"] >= latency["p50"] > 0
     assert 0 <= bench.idle_cpu_figure(seconds=0.3) < 1
+
+
+def test_bench_web_figures_have_every_key():
+    """The web parts, briefly: a tap reaches every phone; the loop runs with a phone connected."""
+    phones = bench.phone_figures(phones=3, taps=10)
+    assert phones["phones"] == 3 and phones["p99"] >= phones["p50"] > 0
+    latency = bench.latency_figures(seconds=0.3, web=True)
+    assert latency["events"] > 0
+    assert 0 <= bench.idle_cpu_figure(seconds=0.3, web=True) < 1
