@@ -191,3 +191,19 @@ def test_in_free_the_giver_picks_any_cell(table):
     giver.send("choose", cell="P30")
     assert giver.view(lambda v: v["game"]["phase"] == "clue1")["you"]["target"] == "P30"
     assert others[0].view(lambda v: v["game"]["phase"] == "clue1")["you"] == {"card": None, "target": None, "free": False}
+
+
+def test_the_first_messages_of_a_new_connection_carry_no_secret(table):
+    """boardgame.io #1159: a secret leaked through the initial state. Here the first view of a
+    connection is built like every other: a guesser reconnecting mid-round gets no card."""
+    giver, left, _ = seated_three(table)
+    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+    fresh = table.phone()
+    first = [fresh.receive(), fresh.receive()]
+    assert [m["t"] for m in first] == ["board", "view"] and first[1]["you"] is None
+    assert first[1]["game"]["phase"] == "choose_target" and first[1]["game"]["target"] is None
+    fresh.send("resume", token=left.token)
+    assert fresh.view(lambda v: v["seat"] == 1)["you"]["card"] is None
+    again = table.phone()
+    again.send("resume", token=giver.token)
+    assert again.view(lambda v: v["seat"] == 0)["you"]["card"] == card

@@ -111,6 +111,7 @@ class PhoneConnection:
         unsubscribe = self.room.hub.subscribe(self.wake, self.loop)
         writer = asyncio.create_task(self._write())
         self.send(board_message())
+        self.wake()  # the first view: built like every later one (no separate initial state)
         try:
             await self._read()
         finally:
