@@ -23,7 +23,7 @@ def test_subscribers_are_woken_on_their_loop_for_what_they_asked():
 
     async def listen():
         loop = asyncio.get_running_loop()
-        states = hub.subscribe(lambda: woken.append("state"))
+        states = hub.subscribe(lambda: woken.append("state"), frames=False)
         frames = hub.subscribe(lambda: woken.append("frame"), loop, states=False, frames=True)
         await loop.run_in_executor(None, hub.publish_state, None, Ui(), 1.0)  # from another thread
         await loop.run_in_executor(None, hub.publish_frame, Frame(32, 16))

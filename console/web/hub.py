@@ -58,7 +58,7 @@ class Hub:
     # --- the server's side -----------------------------------------------------------------
 
     def subscribe(self, wake: Callable[[], None], loop: asyncio.AbstractEventLoop | None = None, *,
-                  states: bool = True, frames: bool = False) -> Callable[[], None]:
+                  states: bool = True, frames: bool = True) -> Callable[[], None]:
         """Call `wake()` on `loop` (the running one by default) after each published state
         and/or frame (phones want states only: frames change with every blink); returns the
         function that unsubscribes."""
