@@ -12,6 +12,7 @@ from console.store.games import (
     CorruptRecordError, GameNotFoundError, GameStore, NoCurrentGameError, NotStorableError,
     StoreOfflineError, StoreUrlError,
 )
+from console.commands.common import UsageError
 from console.commands.records import export_main, history_main
 from console.store.format import format_date
 from tests.redis_server import WALL_START, CountingRedis, FakeRedisRig, replies_lost
@@ -340,13 +341,18 @@ def test_a_game_the_rules_cannot_replay_is_set_aside_on_request(rig, caplog):
 
 
 def test_exporting_a_corrupt_game_says_so_and_changes_nothing(rig):
+    """A read command must not move a game (a newer console's, say) to quarantine, or the next
+    `export` would silently give an older game."""
     store = rig.store()
     game_id = play(store)
     store.finish(SUMMARY)
     _unknown_version(rig.redis, game_id)
     before = {key: rig.redis.dump(key) for key in rig.redis.keys("*")}
-    with pytest.raises(CorruptRecordError, match="record format version '3'"):
-        rig.store(read_only=True).export(game_id)
+    for which in (game_id, None):
+        with pytest.raises(CorruptRecordError, match="record format version '3'"):
+            rig.store(read_only=True).export(which)
+        with pytest.raises(UsageError, match=f"^hues-console export: game {game_id} cannot be read"):
+            export_main(rig.store(read_only=True), which, io.StringIO())  # main prints it: one line, exit 2
     assert {key: rig.redis.dump(key) for key in rig.redis.keys("*")} == before
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import random
 import signal
+import sys
 from typing import Callable
 
 from console.game.board import ALL_CELLS
@@ -22,13 +24,19 @@ from console.game.record import MAX_RECORD_BYTES, replay_record, state_json
 from console.view.render import board_frame, render
 from console.store.games import GameStore
 from console.view.ui import Ui
-from console.commands.wiring import (SIMULATORS, build_app, build_output, gpio_input, output_stage,
+from console.commands.wiring import (SIMULATORS, attach_web, build_app, build_output, gpio_input, output_stage,
                                      resolve_driver_name, store_for)
+from console.web.server import WebServerError
 from hal.drivers import DRIVER_NAMES, DriverError, light_response_of
+from hal.drivers.leds_dev import DeviceNotReadyError
 from hal.inputs.events import EventQueue, InputConfigError
 from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
 from hal.frame import Frame
 from hal.picture import encode_png
+
+
+# Hardware that will be there after a restart (systemd restarts on anything but 2): EX_TEMPFAIL.
+EXIT_TRY_AGAIN = os.EX_TEMPFAIL
 
 
 def open_store(config_path: str | None) -> GameStore:
@@ -39,17 +47,25 @@ def open_store(config_path: str | None) -> GameStore:
 def play(config_path: str | None, simulator: bool) -> int:
     """The console in real time until quit (q), SIGTERM or the shutdown hold."""
     config = load_config(config_path)
-    return run_interactive(
-        config, simulator, "sim",
-        lambda name, sources, hint: build_app(config, name, sources, hint=hint))
+
+    def build(name: str, sources: Callable, hint: Callable | None) -> ConsoleApp:
+        app = build_app(config, name, sources, hint=hint)
+        try:
+            attach_web(config, app)
+        except WebServerError as exc:
+            app.close()
+            raise UsageError(str(exc)) from None
+        return app
+
+    return run_interactive(config, simulator, "sim", build)
 
 
 def run_interactive(config: Config, simulator: bool, command: str, build: Callable) -> int:
-    """Run an app (the console, or the wiring check) in real time on the terminal simulator with
-    the keyboard, or on the configured driver with the GPIO buttons, hints going to the log.
-    `build(driver_name, sources, hint)` makes the app."""
+    """Run an app (the console, or the wiring check) in real time: on the terminal simulator or
+    sim-png's picture with the keyboard, or on the configured driver with the GPIO buttons, hints
+    going to the log. `build(driver_name, sources, hint)` makes the app."""
     name = "sim-terminal" if simulator else resolve_driver_name(config.driver.name)
-    if name in ("sim-headless", "sim-png"):
+    if name == "sim-headless":  # sim-png is played like the terminal: the keys, the picture in a file
         raise UsageError(f"the {name} driver needs `hues-console {command} --headless --script FILE`")
     try:
         if name in SIMULATORS:
@@ -57,6 +73,9 @@ def run_interactive(config: Config, simulator: bool, command: str, build: Callab
             app.hint = getattr(app.driver, "status_line", None)
         else:
             app = build(name, lambda events: [gpio_input(config, events)], lambda text: print(text, flush=True))
+    except DeviceNotReadyError as exc:
+        print(f"hues-console: {exc}", file=sys.stderr, flush=True)
+        return EXIT_TRY_AGAIN
     except (DriverError, InputConfigError) as exc:
         raise UsageError(str(exc)) from None
     with closing_app(app):

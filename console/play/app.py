@@ -15,21 +15,33 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from console.play import controller
+from console.play.sd_notify import SystemdNotifier
 from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
+from console.play.remote import Chore, RemoteCommand, handle_remote
 from console.store.format import NotDurableError
 from console.view.ui import Ui
+from hal.frame import Frame
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
 from hal.output import OutputStage, Panel
 
 log = logging.getLogger("hues-console")
+BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 
 
 class InputSource(Protocol):
     def poll(self, now: float) -> None: ...
+
+
+class Publisher(Protocol):
+    """Who hears of each new state and each frame pushed (the web companion's hub)."""
+
+    def publish_state(self, game: GameState | None, ui: Ui, now: float) -> None: ...
+
+    def publish_frame(self, frame: Frame) -> None: ...
 
 
 @dataclass
@@ -61,6 +73,10 @@ class ConsoleApp:
         hint: Callable[[str], None] | None = None,
         journal: Callable[[str, Any], None] | None = None,
         idle_timeout_s: float = 0.0,
+        publisher: Publisher | None = None,
+        room_codes: Callable[[], str] | None = None,
+        notifier: SystemdNotifier | None = None,
+        boot_clock: Callable[[], float] = lambda: time.clock_gettime(time.CLOCK_BOOTTIME),
     ):
         self.panel = Panel(stage, driver)
         self.events = events
@@ -81,6 +97,13 @@ class ConsoleApp:
         self._last_hint = ""
         self._hinted: tuple = (None, None)
         self._held_since: float | None = None
+        self.publisher = publisher
+        self.room_codes = room_codes  # a new code for the phones to join with, each game
+        self._published: tuple = (None, None)
+        # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
+        # box the first frame's time since boot is logged and kept for `diag`.
+        self.notifier = notifier
+        self._boot_clock = boot_clock
 
     @property
     def stage(self) -> OutputStage:
@@ -98,7 +121,8 @@ class ConsoleApp:
         if type(brightness) in (int, float) and 0 < brightness <= 1:
             self.stage.set_brightness(brightness)
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
-                     last_winners=self._last_winners(), colors=self.colors)
+                     last_winners=self._last_winners(), colors=self.colors,
+                     room_code=self.room_codes() if self.room_codes else "")
         self._offer_resume()
 
     def _offer_resume(self) -> None:
@@ -153,7 +177,13 @@ class ConsoleApp:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
         self._push(now)
 
-    def _on_event(self, event: InputEvent, now: float) -> None:
+    def _on_event(self, event: InputEvent | RemoteCommand | Chore, now: float) -> None:
+        if isinstance(event, RemoteCommand):
+            self._on_remote(event, now)
+            return
+        if isinstance(event, Chore):
+            event.run(self.store)
+            return
         if event.button == QUIT:
             self.running = False
             return
@@ -162,8 +192,22 @@ class ConsoleApp:
         if event.kind == RELEASE:
             return
         self._last_input = now
+        self._take_step(controller.handle(self.game, self.ui, event.button, now, self.rng), now)
+
+    def _on_remote(self, command: RemoteCommand, now: float) -> None:
+        """A phone's request: done like a press, or refused with the engine's message."""
+        try:
+            step = handle_remote(self.game, self.ui, command, now, self.rng)
+        except RuleError as exc:
+            command.reply(str(exc))
+            return
+        self._last_input = now
+        taken = self._take_step(step, now)
+        command.reply(None if taken else "the box could not store that move (its disk is full): it is not taken")
+
+    def _take_step(self, step: controller.Step, now: float) -> bool:
+        """Store the step's actions, then show it; False when the store refused some of them."""
         before_game, before_ui = self.game, self.ui
-        step = controller.handle(self.game, self.ui, event.button, now, self.rng)
         if step.abandon:
             self.store.abandon()
         kept = self._store_actions(step.actions, before_game)
@@ -171,8 +215,10 @@ class ConsoleApp:
             self.game = kept
             self.ui = before_ui if kept is before_game else controller.screen_for(kept, before_ui, now)
             self.ui = replace(self.ui, disk_full=True)
-            return
+            return False
         self.game, self.ui = step.game, step.ui
+        if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
+            self.ui = replace(self.ui, room_code=self.room_codes())
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)
         ):
@@ -180,6 +226,7 @@ class ConsoleApp:
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
+        return True
 
     def _store_actions(self, actions, game: GameState | None) -> GameState | None:
         """Store each action; None when all are durable, else the state the durable ones reach."""
@@ -216,8 +263,20 @@ class ConsoleApp:
 
     def _push(self, now: float) -> None:
         layout = self.panel.layout
-        if self.panel.show(render(self.game, self.ui, now, layout.width, layout.height)):
+        frame = render(self.game, self.ui, now, layout.width, layout.height)
+        if self.panel.show(frame):
             self.stats.frames_pushed += 1
+            if self.publisher is not None:
+                self.publisher.publish_frame(frame)
+        if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
+            self._published = (self.game, self.ui)
+            self.publisher.publish_state(self.game, self.ui, now)
+        if self.notifier is not None:
+            if self.stats.frames_pushed == 1 and not self.notifier.ready:
+                boot_s = round(self._boot_clock(), 2)
+                log.info("first frame %.2f s after the kernel started (CLOCK_BOOTTIME)", boot_s)
+                self.store.set_setting(BOOT_TO_FIRST_FRAME, boot_s)
+            self.notifier.frame_drawn(now)  # READY=1 once, then the watchdog's pings
         if self.hint is not None and not (self.game is self._hinted[0] and self.ui is self._hinted[1]):
             self._hinted = (self.game, self.ui)  # states are immutable: the same objects, the same hint
             text = describe(self.game, self.ui)

@@ -325,12 +325,13 @@ class JournalledWriter:
             self._checked = True
 
     def _fail(self, error: Exception) -> None:
-        if self._online and isinstance(error, (redis.AuthenticationError, redis.exceptions.AuthorizationError,
-                                                redis.exceptions.NoPermissionError)):
-            log.error("game store %s refuses the console (%s): check store.url and the console's user in "
-                      "config/redis-hues.conf; keeping actions in the journal meanwhile", self.url, error)
-        elif self._online:
-            log.warning("game store %s is unreachable (%s); keeping actions in the journal", self.url, error)
+        if self._online and not self.read_only:  # a read command says so itself, in one line
+            if isinstance(error, (redis.AuthenticationError, redis.exceptions.AuthorizationError,
+                                  redis.exceptions.NoPermissionError)):
+                log.error("game store %s refuses the console (%s): check store.url and the console's user "
+                          "in config/redis-hues.conf; keeping actions in the journal meanwhile", self.url, error)
+            else:
+                log.warning("game store %s is unreachable (%s); keeping actions in the journal", self.url, error)
         self._retry_delay = FIRST_RETRY_S if self._online else min(self._retry_delay * 2, MAX_RETRY_S)
         self._retry_at = None
         self._online = False

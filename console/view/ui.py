@@ -71,6 +71,7 @@ class Ui:
     disk_full: bool = False  # the journal cannot be written: a move is only taken if Redis takes it
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
+    room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
 
     def reveal_stage(self, t: float) -> str:
         """`frame`, `points` or `scores`: where the reveal animation is at time t."""
