@@ -196,3 +196,14 @@ def test_the_app_shows_a_full_disk_and_does_not_show_a_move_it_cannot_keep(rig, 
     assert app.game.phase == "clue1" and len(app.store.export()) == 2
     app.tick(0.5)
     assert not app.ui.disk_full
+
+
+def test_a_state_directory_that_cannot_be_made_counts_as_a_full_disk(rig, tmp_path):
+    (tmp_path / "file").write_text("")
+    store = rig.store(state_dir=tmp_path / "file" / "state")  # below a file: mkdir fails
+    assert not store.journal_ok
+    game_id = store.start_game(NEW_GAME)  # Redis takes it: durable
+    rig.down()
+    with pytest.raises(NotDurableError):
+        store.append(MOVES[0])
+    assert store.unfinished() == (game_id, [NEW_GAME])

@@ -113,6 +113,7 @@ class JournalledWriter:
         self._journal: journaling.Journal | None = None
         self._journal_stale = False  # a journal write failed: rewrite it whole at the next chance
         self.journal_ok = True
+        self._no_journal: JournalError | None = None  # why a journal was wanted but cannot be had
         if state_dir is not None and not read_only:
             self._open_journal(Path(state_dir))
         self._attempt()
@@ -146,7 +147,7 @@ class JournalledWriter:
         with self._lock:
             if game is not None:
                 self._games[game.id] = game
-            problem = None
+            problem = self._no_journal
             if self._journal is not None:
                 try:
                     if self._journal_stale:
@@ -221,6 +222,7 @@ class JournalledWriter:
             leftovers = journaling.take_leftovers(directory)
             self._journal = journaling.Journal(directory)
         except JournalError as error:
+            self._no_journal = error  # every move then waits for Redis to take it
             self._set_journal_ok(False, str(error))
             return
         for leftover in leftovers:
