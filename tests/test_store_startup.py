@@ -147,6 +147,31 @@ def test_the_pis_redis_persists_and_lets_nobody_in_as_the_default_user(redis_ser
         pass
 
 
+def test_a_redis_still_loading_its_data_at_start_is_asked_again_when_it_is_ready(rig, tmp_path):
+    import fakeredis
+    import redis
+
+    class Loading(fakeredis.FakeRedis):
+        """A Redis still loading its append-only file: every command is refused until `ready`."""
+
+        ready = False
+
+        def execute_command(self, *args, **options):
+            if not self.ready:
+                raise redis.BusyLoadingError("Redis is loading the dataset in memory")
+            return super().execute_command(*args, **options)
+
+    game_id = play(rig.store(owner="gone"), MOVES[:1])
+    rig.redis.delete(f"hues:game:{game_id}:lease")
+    client = Loading(server=rig.server, decode_responses=True)
+    store = rig.store(client)
+    assert not store.online and store.unfinished() is None and not store.resume_checked
+    client.ready = True
+    store.tick(0.0)
+    store.tick(0.5)
+    assert store.online and store.unfinished() == (game_id, [NEW_GAME, *MOVES[:1]])
+
+
 def test_game_ids_are_random_128_bits_and_the_order_of_games_ignores_the_clock(rig):
     store = rig.store()
     ids = []
