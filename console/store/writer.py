@@ -210,9 +210,10 @@ class JournalledWriter:
             entries.append(self._snapshot_entry(self._game))
         return entries
 
-    def _compact(self, keep_game: bool = True) -> None:
+    def _compact(self) -> None:
+        """Redis holds everything written so far: the journal starts afresh."""
         try:
-            self._journal.rewrite(self._snapshot() if keep_game else [])
+            self._journal.rewrite([])
             self._journal_stale = False
         except JournalError as error:
             self._set_journal_ok(False, str(error))
