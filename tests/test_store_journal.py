@@ -9,6 +9,7 @@ import logging
 import os
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from console.store import journal as journaling
 from console.store.format import NotDurableError
@@ -207,3 +208,35 @@ def test_a_state_directory_that_cannot_be_made_counts_as_a_full_disk(rig, tmp_pa
     with pytest.raises(NotDurableError):
         store.append(MOVES[0])
     assert store.unfinished() == (game_id, [NEW_GAME])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=300), st.integers(0, 400))
+def test_any_damage_to_a_journal_leaves_a_valid_prefix_and_never_raises(garbage, at):
+    entries = [{"op": "line", "id": "g", "line": f"x{n}"} for n in range(5)]
+    data = b"".join(encode_entry(e) for e in entries)
+    damaged = data[:at] + garbage + data[at + len(garbage):]
+    found, valid = decode_entries(damaged)
+    assert damaged[:valid] == b"".join(encode_entry(e) for e in found)
+    assert all(isinstance(e, dict) for e in found)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=40), st.sampled_from(["", " ", "{", "[" * 50, "0" * 17])),
+                max_size=6), st.integers(0, 5))
+def test_any_damage_to_a_stored_record_is_cut_back_or_set_aside_never_raised(lines, at):
+    from console.store.format import CorruptRecordError, chained_line, decode_record
+
+    game = [json.dumps(NEW_GAME), *(json.dumps(m) for m in MOVES)]
+    chained, previous = [], "g"
+    for text in game:
+        chained.append(chained_line(previous, text))
+        previous = chained[-1][:16]
+    damaged = chained[:at] + lines + chained[at + len(lines):]
+    try:
+        decoded = decode_record("g", {"version": "2", "started": "1"}, damaged)
+    except CorruptRecordError:
+        assert at == 0 and lines
+        return
+    assert decoded.lines == damaged[: len(decoded.lines)] == chained[: len(decoded.lines)]
+    assert decoded.actions == [json.loads(t) for t in game[: len(decoded.lines)]]
