@@ -416,8 +416,12 @@ class JournalledWriter:
         except redis.ResponseError as error:
             if not (self.read_only and is_wrong_type(error)):
                 self._fail(error)
-            else:  # a read-only store sets nothing aside: it says so and reads on
-                log.warning("game store %s: a key has the wrong type (%s)", self.url, error)
+            else:  # a read-only store sets nothing aside: it says which key is wrong and reads on
+                try:
+                    wrong = ", ".join(f"{key} is a {found}, not a {kind}" for key, found, kind in self._io.wrong_types())
+                except redis.RedisError:
+                    wrong = ""
+                log.warning("game store %s: %s", self.url, wrong or error)
             return fallback
         except redis.RedisError as error:
             self._fail(error)
