@@ -77,6 +77,10 @@ class Journal:
             raise JournalError(f"the state directory {self.directory} cannot be made ({error.strerror})") from None
         self.path = self.directory / f"journal-{secrets.token_hex(8)}.jsonl"
         self._fd = self._open_locked(self.path)
+        try:
+            _fsync_directory(self.directory)  # the new file's name is on disk too, not only its data
+        except OSError as error:
+            raise JournalError(f"the state directory {self.directory} cannot be synced ({error.strerror})") from None
 
     @staticmethod
     def _open_locked(path: Path) -> int:
