@@ -178,11 +178,11 @@ def test_the_reveal_then_shows_round_points_then_the_scoreboard():
     board_frame = render(state, ui, 0.5)
     points = render(state, ui, REVEAL_POINTS_S + 0.1)
     scores = render(state, ui, REVEAL_SCORES_S + 0.1)
-    assert at(board_frame, c("A1")) == cell_rgb(c("A1"))
+    assert at(board_frame, c("P1")) == cell_rgb(c("P1"))
     for frame in (points, scores):
         colours = set(_colours(frame))
         assert {PAWN_COLORS[name] for name in state.colors} <= colours
-        assert at(frame, c("A1")) != cell_rgb(c("A1"))
+        assert at(frame, c("P1")) != cell_rgb(c("P1"))
     assert points != scores
 
 

@@ -60,7 +60,7 @@ from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
 CURSOR_S = 0.8  # a cursor: its cell's look for 0.4 s, then 4 flickers of 0.1 s
-ACT_HZ = 2.0  # the acting player's swatch in the status columns
+ACT_HZ = 1.0  # the acting player's swatch in the status columns, in step with the pawns
 CARD_HZ = 2.0  # the card's cells on the secret screen
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 RING_HZ, TARGET_HZ = 2.0, 3.0  # the reveal: the scoring ring flashes, the target blinks faster
