@@ -309,7 +309,7 @@ def test_describe_says_who_does_what():
     state = guessing({1: c("C3"), 2: c("D4"), 3: c("E5")})
     state = rules.apply(state, Clue())
     assert describe(state, Ui(screen="play")) == "Green: place your second pawn (A places)"
-    assert describe(new(), Ui(screen="handoff")) == "Pass the controls to Red, everyone else look away (A when ready)"
+    assert describe(new(), Ui(screen="handoff")) == "Pass the controls to Red, everyone else look away (A twice when ready)"
     assert "offline" in describe(None, Ui(store_online=False))
 
 

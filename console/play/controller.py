@@ -53,7 +53,7 @@ def handle(
     if screen == "setup":
         return _setup(game, ui, button, t, rng)
     if screen == "handoff":
-        return Step(game, _to(ui, "secret", t, card_choice=0)) if button == "a" else Step(game, ui)
+        return _handoff(game, ui, button, t)
     if screen == "secret":
         return _secret(game, ui, button, t)
     if screen == "play":
@@ -176,14 +176,38 @@ def _start_game(ui: Ui, t: float, rng: random.Random) -> Step:
     return Step(game, _to(ui, "handoff", t, cursor=CENTRE, pending=None), (action,))
 
 
+def _handoff(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    """The secret opens on a second A soon after the first: one stray press shows nothing."""
+    if button != "a":
+        return Step(game, replace(ui, armed_at=-1.0))
+    if ui.handoff_armed(t):
+        return Step(game, _to(ui, "secret", t, card_choice=0))
+    return Step(game, replace(ui, armed_at=t))
+
+
+def card_step(cells: tuple[Cell, ...], index: int, button: str) -> int:
+    """The card cell the joystick goes to from cells[index]: the nearest one in the pressed
+    direction, one within 45 degrees of it first; the same cell when none lies that way."""
+    dr, dc = MOVES[button]
+    here = cells[index]
+    best, best_key = index, None
+    for i, cell in enumerate(cells):
+        along = (cell.row - here.row) * dr + (cell.col - here.col) * dc
+        if along <= 0:
+            continue
+        across = abs((cell.row - here.row) * dc) + abs((cell.col - here.col) * dr)
+        key = (across > along, along * along + across * across)
+        if best_key is None or key < best_key:
+            best, best_key = i, key
+    return best
+
+
 def _secret(game: GameState, ui: Ui, button: str, t: float) -> Step:
     if button == "b":
         return Step(game, _to(ui, "handoff", t))
     if game.variant == "cards":
-        if button in ("right", "down"):
-            return Step(game, replace(ui, card_choice=(ui.card_choice + 1) % 4))
-        if button in ("left", "up"):
-            return Step(game, replace(ui, card_choice=(ui.card_choice - 1) % 4))
+        if button in MOVES:
+            return Step(game, replace(ui, card_choice=card_step(game.card_cells, ui.card_choice, button)))
         target = game.card_cells[ui.card_choice]
     else:
         if button in MOVES:
@@ -258,7 +282,8 @@ def _apply(game: GameState, ui: Ui, t: float, action: Action) -> Step:
 
 
 def _to(ui: Ui, screen: str, t: float, **changes) -> Ui:
-    return replace(ui, screen=screen, since=t, choice=changes.pop("choice", 0), refused=None, **changes)
+    return replace(ui, screen=screen, since=t, choice=changes.pop("choice", 0), refused=None, armed_at=-1.0,
+                   **changes)
 
 
 def _moved(cell: Cell, button: str) -> Cell:

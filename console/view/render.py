@@ -393,7 +393,9 @@ def _hint(state: GameState | None, ui: Ui) -> str:
         return _setup_hint(ui)
     giver = _name(state, state.giver)
     if screen == "handoff":
-        return f"Pass the controls to {giver}, everyone else look away (A when ready)"
+        if ui.handoff_armed(ui.armed_at):
+            return f"{giver}: press A again to see your card (everyone else look away)"
+        return f"Pass the controls to {giver}, everyone else look away (A twice when ready)"
     if screen == "secret":
         where = "one of your card's 4 cells" if state.variant == "cards" else "any cell"
         return f"{giver}: choose the target, {where} (joystick moves, A picks, B hides)"

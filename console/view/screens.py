@@ -131,10 +131,15 @@ def setup(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
 
 
 def handoff(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
-    """Pass the controls to the cue giver: an arrow sliding towards the giver's colour."""
-    swatch(frame, 19, 2, 11, 12, state.colors[state.giver])
-    step = int((t - ui.since) * 6) % 10
-    font.draw_icon(frame, 2 + step, 5, "pass", WHITE)
+    """LOOK AWAY beside the giver's colour; after the first A, a blinking A in the colour asks
+    for the second."""
+    centred_text(frame, 2, "LOOK", WHITE, 0, 17)
+    centred_text(frame, 9, "AWAY", WHITE, 0, 17)
+    color = state.colors[state.giver]
+    swatch(frame, 19, 2, 11, 12, color)
+    if ui.handoff_armed(t) and blink(t - ui.armed_at, 2.0, 0.7):
+        fill_rect(frame, 22, 4, 5, 8, BLACK)
+        font.draw_text(frame, 23, 6, "A", ink(color))
 
 
 def tiebreak(frame: Frame, state: GameState, ui: Ui, t: float) -> None:

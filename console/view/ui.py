@@ -34,6 +34,7 @@ CENTRE = Cell(7, 14)
 REVEAL_POINTS_S = 3.0  # each player's points for the round
 REVEAL_SCORES_S = 6.0  # the scoreboard, paged every SCOREBOARD_PAGE_S when it does not fit
 SCOREBOARD_PAGE_S = 2.5
+HANDOFF_ARM_S = 3.0  # the hand-off's second A must follow the first within this long
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Ui:
     since: float = 0.0  # when this screen (or reveal stage skip) started, on the app's clock
     cursor: Cell = CENTRE
     card_choice: int = 0  # which of the card's 4 cells the giver is on
+    armed_at: float = -1.0  # the hand-off's first A (the second opens the secret choice)
     choice: int = 0  # a two-way menu: resume (0) / new (1); second clue (0) / pass (1)
     setup: SetupChoices = field(default_factory=SetupChoices)
     pending: Pawn | None = None  # placed (and stored) just now: B takes it back until the next press
@@ -70,6 +72,10 @@ class Ui:
     store_online: bool = True
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
+
+    def handoff_armed(self, t: float) -> bool:
+        """The hand-off has had its first A and waits for the second."""
+        return 0 <= self.armed_at <= t and t - self.armed_at <= HANDOFF_ARM_S
 
     def reveal_stage(self, t: float) -> str:
         """`frame`, `points` or `scores`: where the reveal animation is at time t."""
