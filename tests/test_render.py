@@ -218,6 +218,8 @@ def _every_screen() -> list[tuple[GameState | None, Ui]]:
         (tied, Ui(screen="tiebreak")),
         (over, Ui(screen="game_over")),
         (None, Ui(screen="brightness", brightness=0.5)),
+        (new(), Ui(screen="host", menu_item=1)),
+        (new(), Ui(screen="confirm", menu_item=4, store_keeps=False)),
     ]
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from console.play import controller
+from console.play.hold import Hold
 from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
@@ -79,7 +80,10 @@ class ConsoleApp:
         self.powering_off = False
         self._last_hint = ""
         self._hinted: tuple = (None, None)
-        self._held_since: float | None = None
+        self._holds = {"start": Hold(), self.shutdown.button: Hold()}  # one, when they are the same
+        self._menu_opened = False  # this Start hold has opened the host menu already
+        self._shown = ("", "")  # controller.screen_key of what the panel shows
+        self._changed_by_itself_at = -1.0  # when the screen last changed with no press
 
     @property
     def stage(self) -> OutputStage:
@@ -97,7 +101,9 @@ class ConsoleApp:
         if isinstance(brightness, (int, float)) and 0 < brightness <= 1:
             self.stage.set_brightness(brightness)
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
-                     last_winners=self._last_winners(), colors=self.colors)
+                     last_winners=self._last_winners(), colors=self.colors,
+                     store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"))
+        self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
         found = self.store.unfinished()
         if found is None:
             return
@@ -114,6 +120,7 @@ class ConsoleApp:
             return
         self.journal("resumed", record)
         self.ui = replace(self.ui, screen="resume", choice=0)
+        self._shown = controller.screen_key(self.ui, now)
 
     def _last_winners(self) -> tuple[str, ...]:
         finished = (g for g in self.store.history(10) if g.get("status") == "finished")
@@ -124,10 +131,12 @@ class ConsoleApp:
     def tick(self, now: float) -> None:
         for source in self.sources:
             source.poll(now)
+        self._note_change_by_itself(now)
         for event in self.events.drain():
             self._on_event(event, now)
-        self._track_shutdown_hold(now)
+        self._track_holds(now)
         self._fall_back_to_idle(now)
+        self._note_change_by_itself(now)
         self.store.tick(now)
         if self.ui.store_online != self.store.online:
             self.ui = replace(self.ui, store_online=self.store.online)
@@ -135,15 +144,23 @@ class ConsoleApp:
 
     def _on_event(self, event: InputEvent, now: float) -> None:
         if event.button == QUIT:
-            self.running = False
+            self._quit(now)
             return
-        if event.button == self.shutdown.button:
-            self._held_since = None if event.kind == RELEASE else (self._held_since or event.time)
+        hold = self._holds.get(event.button)
+        if hold is not None:
+            hold.event(event.kind, event.time)
         if event.kind == RELEASE:
             return
         self._last_input = now
+        if 0 <= now - self._changed_by_itself_at < controller.GRACE_S:
+            log.debug("%s ignored: the screen changed by itself %.2f s ago", event.button,
+                      now - self._changed_by_itself_at)
+            return
+        self._apply(controller.handle(self.game, self.ui, event.button, now, self.rng), now)
+
+    def _apply(self, step: controller.Step, now: float) -> None:
+        """Store the step's actions, then take its states; what a press changes is no surprise."""
         before_game, before_ui = self.game, self.ui
-        step = controller.handle(self.game, self.ui, event.button, now, self.rng)
         if step.abandon:
             self.store.abandon()
         for action in step.actions:
@@ -154,6 +171,7 @@ class ConsoleApp:
                 self.store.append(stored)
             self.journal("stored", stored)
         self.game, self.ui = step.game, step.ui
+        self._shown = controller.screen_key(self.ui, now)
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)
         ):
@@ -161,16 +179,45 @@ class ConsoleApp:
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
+        if step.stop:
+            self.powering_off = controller.HOST_ITEMS[self.ui.menu_item] == "power_off"
+            log.info("the host chose to %s", "power off" if self.powering_off else "quit")
+            self.running = False
+
+    def _quit(self, now: float) -> None:
+        """q in the simulator (and Ctrl-C): at once, unless a game is under way; then it asks
+        first, and a second q quits."""
+        under_way = self.game is not None and not rules.is_terminal(self.game)
+        if under_way and self.ui.screen != "confirm":
+            self._apply(controller.Step(self.game, controller.open_quit(self.ui, now)), now)
+            return
+        self.running = False
+
+    def _note_change_by_itself(self, now: float) -> None:
+        shown = controller.screen_key(self.ui, now)
+        if shown != self._shown:
+            self._shown = shown
+            self._changed_by_itself_at = now
 
     def _fall_back_to_idle(self, now: float) -> None:
         if (self.idle_timeout_s and self.ui.screen in controller.IDLE_AFTER_TIMEOUT
+                and self.ui.menu_return is None
                 and now - max(self._last_input, self.ui.since) >= self.idle_timeout_s):
             self.ui = controller.to_idle(self.game, self.ui, now)
 
-    def _track_shutdown_hold(self, now: float) -> None:
-        progress = 0.0
-        if self._held_since is not None and self.shutdown.poweroff is not None:
-            progress = min(1.0, (now - self._held_since) / self.shutdown.hold_s)
+    def _track_holds(self, now: float) -> None:
+        """Start held: the host menu after HOST_MENU_HOLD_S (during a game), power-off after
+        the shutdown hold (where the box can power off), the red bar counting towards it."""
+        held = self._holds["start"].seconds(now)
+        if held == 0:
+            self._menu_opened = False
+        elif (held >= controller.HOST_MENU_HOLD_S and not self._menu_opened
+              and controller.host_menu_opens(self.game, self.ui)):
+            self._menu_opened = True
+            self._apply(controller.Step(self.game, controller.open_host_menu(self.ui, now)), now)
+        progress, held = 0.0, self._holds[self.shutdown.button].seconds(now)
+        if held and self.shutdown.poweroff is not None:
+            progress = min(1.0, held / self.shutdown.hold_s)
             if progress >= 1.0:
                 log.info("shutdown button held: powering off")
                 self.powering_off = True

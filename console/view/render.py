@@ -55,7 +55,7 @@ from console.game.board import COLS, ROWS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
 from console.game.rules import GameState, Pawn, current_player
 from console.view.screens import WHITE, blink, fill_rect, ink, swatch
-from console.view.ui import Cursor, Ui
+from console.view.ui import HOST_ITEMS, Cursor, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
@@ -356,6 +356,8 @@ _SCREENS = {
     "tiebreak": _full_canvas(screens.tiebreak),
     "game_over": _full_canvas(screens.game_over),
     "brightness": _full_canvas(screens.brightness),
+    "host": _full_canvas(screens.host),
+    "confirm": _full_canvas(screens.confirm),
 }
 
 
@@ -391,6 +393,11 @@ def _hint(state: GameState | None, ui: Ui) -> str:
         return f"An unfinished game is waiting: {pick}? (left/right switches, A confirms)"
     if screen == "setup":
         return _setup_hint(ui)
+    if screen == "host":
+        return (f"Host menu: {_HOST_HINTS[ui.menu_item]} (up/down picks, A chooses, B goes back "
+                f"to the game)")
+    if screen == "confirm":
+        return _confirm_hint(ui)
     giver = _name(state, state.giver)
     if screen == "handoff":
         if ui.handoff_armed(ui.armed_at):
@@ -410,6 +417,21 @@ def _hint(state: GameState | None, ui: Ui) -> str:
         best = max(state.scores)
         return f"{_names(state, state.winners)} {verb} with {best} points (A or Start to finish)"
     raise ValueError(f"unknown screen {screen!r}")
+
+
+_HOST_HINTS = ("continue the game", "abandon this game and set up a new one",
+               "the panel's brightness", "power the box off")
+
+
+def _confirm_hint(ui: Ui) -> str:
+    answer = "NO" if ui.choice == 0 else "YES"
+    item = HOST_ITEMS[ui.menu_item]
+    if item == "quit":
+        kept = ("the game is saved: start the console again to resume it" if ui.store_keeps else
+                "the store is memory://, which keeps nothing: this game will be lost")
+        return f"Quit mid-game? {kept} ({answer} chosen; q again or A on YES quits, B goes back)"
+    what = "Abandon this game for a new one" if item == "new_game" else "Power the box off"
+    return f"{what}? ({answer} chosen, left/right switches, A confirms, B goes back)"
 
 
 def _setup_hint(ui: Ui) -> str:

@@ -17,7 +17,7 @@ from console.view import font
 from console.view.palette import PAWN_COLORS
 from console.game import rules
 from console.game.rules import GameState
-from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
+from console.view.ui import HOST_ITEMS, HOST_MENU, REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PANEL_W, PANEL_H = 32, 16
@@ -89,10 +89,14 @@ def _page_dots(frame: Frame, y: int, count: int, current: int) -> None:
 
 def resume(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
     """RESUME? over two choices, GO (0: carry on) and NEW (1: a new game); the chosen one lit."""
-    centred_text(frame, 1, "RESUME?", WHITE)
-    for i, word in enumerate(("GO", "NEW")):
+    _question(frame, "RESUME?", ("GO", "NEW"), ui.choice)
+
+
+def _question(frame: Frame, question: str, words: tuple[str, str], choice: int) -> None:
+    centred_text(frame, 1, question, WHITE)
+    for i, word in enumerate(words):
         x0 = i * PANEL_W // 2
-        chosen = ui.choice == i
+        chosen = choice == i
         centred_text(frame, 8, word, WHITE if chosen else GREY, x0, PANEL_W // 2)
         if chosen:
             width = font.text_width(word) + 2
@@ -259,3 +263,20 @@ def brightness(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
     filled = round(ui.brightness * (PANEL_W - 2))
     fill_rect(frame, 1, 10, PANEL_W - 2, 4, FAINT)
     fill_rect(frame, 1, 10, filled, 4, WHITE)
+
+
+_HOST_WORDS = {"continue": "GO ON", "new_game": "NEW", "brightness": "BRIGHT", "power_off": "OFF"}
+_CONFIRM_WORDS = {"new_game": "NEW?", "power_off": "OFF?", "quit": "QUIT?"}
+
+
+def host(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+    """The host menu, one item at a time like set-up: HOST, the item, its place among the four."""
+    centred_text(frame, 0, "HOST", GREY)
+    centred_text(frame, 7, _HOST_WORDS[HOST_MENU[ui.menu_item]], WHITE)
+    _arrows(frame, 8, GREY)
+    _page_dots(frame, 15, len(HOST_MENU), ui.menu_item)
+
+
+def confirm(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+    """NEW? / OFF? / QUIT? over NO (the default) and YES."""
+    _question(frame, _CONFIRM_WORDS[HOST_ITEMS[ui.menu_item]], ("NO", "YES"), ui.choice)

@@ -13,6 +13,9 @@ power cut; the game itself never is. The screens, in the order a party meets the
 - `tiebreak`: tie-break rounds are about to start (the tied players shown).
 - `game_over`: the winner's colour in celebration.
 - `brightness`: a small menu to turn the panel up or down.
+- `host`: holding Start during a game: continue, new game, brightness, power off.
+- `confirm`: NO / YES before a new game or power off from the host menu, or before the
+  simulator quits mid-game.
 """
 
 from __future__ import annotations
@@ -24,8 +27,11 @@ from console.game.rules import DEFAULT_COLOR_NAMES, Pawn
 
 SCREENS = (
     "idle", "resume", "setup", "handoff", "secret", "play", "reveal", "tiebreak", "game_over",
-    "brightness",
+    "brightness", "host", "confirm",
 )
+MENU_SCREENS = ("host", "confirm", "brightness")
+HOST_MENU = ("continue", "new_game", "brightness", "power_off")  # the host menu, in order
+HOST_ITEMS = HOST_MENU + ("quit",)  # what a confirm screen may be asking about
 SETUP_ITEMS = ("players", "variant", "first_giver", "start")
 CENTRE = Cell(7, 14)
 
@@ -72,6 +78,9 @@ class Ui:
     store_online: bool = True
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
+    menu_item: int = 0  # the host menu's item (HOST_ITEMS index), also what a confirm asks about
+    menu_return: tuple[str, float] | None = None  # the game screen (and its start) a menu returns to
+    store_keeps: bool = True  # False for memory://, which keeps nothing once the console exits
 
     def handoff_armed(self, t: float) -> bool:
         """The hand-off has had its first A and waits for the second."""
