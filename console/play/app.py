@@ -144,7 +144,8 @@ class ConsoleApp:
 
     def _on_event(self, event: InputEvent, now: float) -> None:
         if event.button == QUIT:
-            self._quit(now)
+            if event.kind != RELEASE:
+                self._quit(now)
             return
         hold = self._holds.get(event.button)
         if hold is not None:

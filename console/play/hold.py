@@ -39,10 +39,12 @@ class Hold:
         """How long the button has been held at `now`; 0 when it is not."""
         if self.since is None:
             return 0.0
-        if self.released and now - self.last > KEY_REPEAT_GAP_S:
+        if not self.released:
+            return now - self.since
+        if now - self.last > KEY_REPEAT_GAP_S:
             self.since = None
             return 0.0
-        return now - self.since
+        return self.last - self.since  # a terminal: as long as the key repeats came
 
     def reset(self) -> None:
         self.since = None
