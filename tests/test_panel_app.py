@@ -12,18 +12,22 @@ import pytest
 from console.commands.wiring import build_output
 from console.config.loader import load_config
 from console.game import rules
-from console.game.record import action_to_json
+from console.game.board import ALL_CELLS
+from console.game.record import action_from_json, action_to_json
 from console.game.rules import ChooseTarget, Clue, NewGame, Place
 from console.play.app import ConsoleApp, Shutdown
 from console.play.controller import GRACE_S, HOST_MENU_HOLD_S
 from console.play.hold import KEY_REPEAT_GAP_S
 from console.store.games import GameStore
-from console.view.render import describe
+from console.view.palette import board_colors
+from console.view.render import describe, render
+from console.view.screens import ink
 from console.view.ui import REVEAL_SCORES_S
 from hal.inputs.events import PRESS, QUIT, RELEASE, EventQueue, InputEvent
 from tests.gameplay import c, play_round
 
 FPS = 60
+BOARD = board_colors()
 
 
 class Player:
@@ -258,3 +262,34 @@ def test_quitting_with_no_game_under_way_is_at_once():
     player = Player()
     player.tap(QUIT, terminal=True)
     assert not player.app.running
+
+
+# --- goal 8: what the panel showed as placed is in the store ----------------------------------
+
+
+def _resumed(store: GameStore):
+    """The game a box switched on now would resume."""
+    return rules.replay(action_from_json(a) for a in store.unfinished()[1])
+
+
+def _pawn_cells_shown(state, ui) -> set:
+    """Cells showing a pawn's colour at a moment pawns are lit (the cursor parked on its own look)."""
+    frame = render(state, ui, 0.0)  # pawns lit, the cursor showing its cell
+    inks = {ink(color) for color in state.colors}
+    return {x for x in ALL_CELLS if frame.get(x.col, x.row) in inks and frame.get(x.col, x.row) != BOARD[x.index]}
+
+
+def test_at_every_moment_of_a_round_a_power_cut_keeps_every_pawn_the_panel_showed():
+    player = guessing_player()
+    app = player.app
+    presses = ["up", "a", "b", "left", "a", "a", "down", "a", "right", "a", "b", "a",  # guess1
+               "a", "a",  # the last pawn let stand, the giver's CLUE
+               "up", "a", "right", "right", "a", "b", "a", "down", "down", "a", "start"]  # guess2
+    for button in presses:
+        player.tap(button)
+        resumed = _resumed(player.store)
+        assert resumed.pawns == app.game.pawns
+        if app.ui.screen == "play":
+            assert _pawn_cells_shown(app.game, app.ui) <= {p.cell for p in resumed.pawns}
+    assert app.game.phase == "round_over" and app.ui.screen == "reveal"
+    assert len(_resumed(player.store).pawns) == 6
