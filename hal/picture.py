@@ -1,9 +1,11 @@
 """Pictures of the panel through Pillow: a frame as an image of round LEDs on black, as PNG bytes,
-or written to a file atomically.
+or written to a file atomically; a sequence of frames as an animation (APNG or lossless WebP).
 
 Each LED becomes a `scale` x `scale` cell; with `dots` it is drawn as a round dot on black like a
 real LED seen from the front, otherwise as a filled square. Colours are the frame's bytes exactly
 (RGB, 8 bits, no palette and no colour management), so a picture can be checked pixel by pixel.
+Animations are APNG or lossless WebP for the same reason: GIF keeps 256 colours and the board
+has 480.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import io
 import os
 import tempfile
 from functools import lru_cache
+from typing import Iterable
 
 from PIL import Image, ImageChops
 
@@ -19,6 +22,13 @@ from hal.frame import Frame
 
 # A dot's diameter as a share of its cell, leaving a dark gap between LEDs.
 DOT_DIAMETER = 0.8
+# Animation formats by file suffix, and Pillow's options for an exact, endlessly looping file.
+ANIMATION_FORMATS = {".png": "PNG", ".apng": "PNG", ".webp": "WEBP"}
+_ANIMATION_OPTIONS = {"PNG": {}, "WEBP": {"lossless": True, "quality": 100, "method": 1}}
+
+
+class AnimationFormatError(ValueError):
+    """An animation file name whose format cannot hold the board's colours exactly."""
 
 
 @lru_cache(maxsize=8)
@@ -53,12 +63,52 @@ def encode_png(frame: Frame, scale: int = 20, dots: bool = True) -> bytes:
     return out.getvalue()
 
 
+def animation_format(path: str) -> str:
+    """The Pillow format for an animation written to `path`, by its suffix."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in ANIMATION_FORMATS:
+        raise AnimationFormatError(
+            f"{path}: an animation must be .png (APNG) or .webp (lossless WebP), the formats that "
+            f"keep every colour exactly (GIF keeps only 256, and the board has 480)")
+    return ANIMATION_FORMATS[suffix]
+
+
+def encode_animation(frames: Iterable[tuple[Frame, int]], format_name: str, scale: int = 10,
+                     dots: bool = True) -> bytes:
+    """The (frame, milliseconds shown) pairs as an endlessly looping animation's file bytes in
+    `format_name` ("PNG" for APNG, or "WEBP")."""
+    shown = list(frames)
+    if not shown:
+        raise ValueError("an animation needs at least one frame")
+    out = io.BytesIO()
+    frame_image(shown[0][0], scale, dots).save(
+        out, format=format_name, save_all=True, append_images=_Pictures(shown[1:], scale, dots),
+        duration=[milliseconds for _, milliseconds in shown], loop=0, **_ANIMATION_OPTIONS[format_name])
+    return out.getvalue()
+
+
+class _Pictures:
+    """The frames' pictures, made as Pillow walks through them rather than all held at once
+    (Pillow walks an APNG's frames twice: once for their modes, once to write them)."""
+
+    def __init__(self, frames: list[tuple[Frame, int]], scale: int, dots: bool):
+        self.frames, self.scale, self.dots = frames, scale, dots
+
+    def __iter__(self):
+        return (frame_image(frame, self.scale, self.dots) for frame, _ in self.frames)
+
+
 def write_png(path: str, frame: Frame, scale: int = 20, dots: bool = True) -> None:
     """Write the frame to `path` atomically, so a viewer watching the file never reads half of it."""
-    data = encode_png(frame, scale, dots)
+    write_atomic(path, encode_png(frame, scale, dots))
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file beside it and a rename."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".panel-", suffix=".png")
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=".panel-", suffix=os.path.splitext(path)[1])
     try:
+        os.fchmod(fd, 0o644)  # a picture is for anyone to look at (mkstemp makes it owner-only)
         with os.fdopen(fd, "wb") as file:
             file.write(data)
         os.replace(temporary, path)

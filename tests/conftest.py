@@ -1,5 +1,5 @@
-"""Shared fixtures: the real and the fake Redis servers the store's tests run against, and the
-hypothesis profile."""
+"""Shared fixtures: the real and the fake Redis servers the store's tests run against, a real
+browser for the web pages, and the hypothesis profile."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import pytest
 from hypothesis import settings
 
+from tests import browser as browsers
 from tests.redis_server import INSTALL_HINT, FakeRedisRig, RedisServer, find_redis_server, replies_lost
 
 # The machine is shared (2 cores, other work beside the tests): a slow example is not a failure.
@@ -51,3 +52,27 @@ def lost_replies():
     """Set ["lose"] = N: the next N transactions run on the server but their replies are lost."""
     with replies_lost() as state:
         yield state
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless system Chromium (tests/browser.py) for the whole run; each test opens its
+    own contexts (`browsers.new_page(browser)`). Without chromium the test FAILS with how to
+    install it: CI installs it, so a missing browser is never a silent skip."""
+    executable = browsers.find_chromium()
+    if executable is None:
+        pytest.fail(f"chromium is not installed: {browsers.INSTALL_HINT}", pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = browsers.launch(playwright, executable)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page in a context of its own, closed after the test."""
+    opened = browsers.new_page(browser)
+    yield opened
+    opened.context.close()

@@ -127,3 +127,41 @@ def test_replay_command_bad_record_exit_2_one_line_nothing_on_stdout(tmp_path, c
     out, err = capsys.readouterr()
     assert out == ""
     assert err.count("\n") == 1 and message in err and err.startswith(str(path))
+
+
+@pytest.mark.parametrize("line, problem", [
+    ('{"action": ["clue"]}', "unknown action ['clue']"),
+    ('{"action": {}}', "unknown action {}"),
+    ('{"action": null}', "unknown action None"),
+    ("[" * 100_000, "not valid JSON (nested too deeply)"),
+    ('{"action": "place", "cell": "A2", "player": ' + "9" * 4301 + "}", "not valid JSON (Exceeds the limit"),
+    ('{"action": "place", "cell": "H²"}', "'H²' is not a cell"),
+    ('{"action": "place", "cell": "H١٥"}', "'H١٥' is not a cell"),
+    ('{"action": "place", "cell": "H１５"}', "'H１５' is not a cell"),
+    ('{"action": "place", "cell": "A2", "cell": "A3"}', "the key 'cell' is given twice"),
+    ('{"action": "place", "cell": "A2", "player": NaN}', "NaN is not a JSON number"),
+    ('{"action": "place", "cell": "' + "A" * 10_000 + '"}', "'AAAAAAAA"),
+])
+def test_hostile_line_is_one_short_line_naming_file_and_line(line, problem):
+    text = "\n".join(EXAMPLE.splitlines()[:4] + [line]) + "\n"
+    with pytest.raises(RecordError) as err:
+        replay_record(text, "game.jsonl")
+    assert str(err.value).startswith("game.jsonl:5: ") and problem in str(err.value)
+    assert len(str(err.value)) < 200 and "\n" not in str(err.value)
+
+
+def test_a_utf8_bom_is_skipped():
+    assert replay_record("\ufeff" + EXAMPLE).scores == (2, 2, 3, 0)
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x85", "\u2028", "\x1c", "\r"])
+def test_only_newline_ends_a_line(separator):
+    """Other characters that str.splitlines() takes for line breaks do not shift line numbers."""
+    lines = EXAMPLE.splitlines()
+    text = "\n".join(lines[:2] + [lines[2] + separator] + lines[3:4] + ['{"action": "next"}']) + "\n"
+    with pytest.raises(RecordError) as err:
+        replay_record(text, "g")
+    if separator == "\r":  # JSON white space: the line is fine, the error is the illegal next
+        assert str(err.value).startswith("g:5: next is not possible now")
+    else:
+        assert str(err.value).startswith("g:3: not valid JSON")

@@ -15,7 +15,9 @@ from console.game.record import RecordError
 def cmd_replay(args: argparse.Namespace) -> int:
     from console.commands.records import replay_main
 
-    return replay_main(args.file, as_json=args.json)
+    if args.video is None and (args.fps is not None or args.scale is not None):
+        raise UsageError("--fps and --scale go with replay --video OUT")
+    return replay_main(args.file, as_json=args.json, video=args.video, fps=args.fps, scale=args.scale)
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
@@ -58,7 +60,7 @@ def cmd_palette(args: argparse.Namespace) -> int:
         from console.config.loader import load_config
 
         return print_figures(build_output(load_config(args.config), "sim-headless")[0], args.json)
-    return print_palette(args.config, as_json=args.json)
+    return print_palette(args.config, as_json=args.json, driver=args.driver)
 
 
 def cmd_diag(args: argparse.Namespace) -> int:
@@ -115,6 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("replay", "replay a game record (JSON lines) and print where it ends")
     p.add_argument("file", help="the game record")
     p.add_argument("--json", action="store_true", help="print the final state as one JSON object")
+    p.add_argument("--video", metavar="OUT", help="animate the whole game as the panel shows it: OUT.png "
+                   "(APNG) or OUT.webp (lossless WebP), every colour exact")
+    p.add_argument("--fps", type=float, help="with --video: samples a second (default 20)")
+    p.add_argument("--scale", type=int, help="with --video: pixels an LED (default 10)")
     p.set_defaults(run=cmd_replay)
 
     p = command("render", "the frame for the state a game record reaches")
@@ -124,10 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--png", metavar="OUT", help="write the frame as a PNG")
     p.set_defaults(run=cmd_render)
 
-    p = command("palette", "the 480 board colours and their LED drive values")
+    p = command("palette", "the 480 board colours, their LED drive values and the light they give")
     p.add_argument("--json", action="store_true")
     p.add_argument("--legibility", action="store_true",
                    help="how far pawns and the cursor stand out from every cell, as light on the LEDs")
+    p.add_argument("--driver", metavar="NAME",
+                   help="the LED driver to model (default: the configured one; leds-dev for a Pi 5)")
     p.set_defaults(run=cmd_palette)
 
     p = command("diag", "wiring check: corners, the chain in order, coordinates, then every button")

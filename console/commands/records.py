@@ -6,17 +6,48 @@ import json
 import sys
 from typing import TextIO
 
-from console.commands.common import read_text
-from console.game.record import replay_record, state_json, state_summary
+from console.commands.common import UsageError, read_text
+from console.config.files import input_name
+from console.game.record import MAX_RECORD_BYTES, parse_record, replay_record, state_json, state_summary
 from console.store.format import StoreError, history_line
 from console.store.games import GameStore
+from console.view.timeline import replay_timeline
+from hal.picture import AnimationFormatError, animation_format, encode_animation, write_atomic
+
+VIDEO_FPS = 20  # enough for the fastest blink on the panel (the cursor's, 8 changes a second)
+VIDEO_SCALE = 10  # pixels an LED: a 320 x 160 picture of the 32 x 16 panel
 
 
-def replay_main(path: str, as_json: bool) -> int:
-    """`hues-console replay FILE [--json]`: where the record ends, as a summary or the replay JSON."""
-    state = replay_record(read_text(path), source=path)
+def replay_main(path: str, as_json: bool, video: str | None = None, fps: float | None = None,
+                scale: int | None = None) -> int:
+    """`hues-console replay FILE [--json] [--video OUT]`: where the record ends, as a summary or
+    the replay JSON; with --video, the whole game as the panel shows it, as an animation."""
+    text = read_text(path, MAX_RECORD_BYTES)
+    source = input_name(path)
+    state = replay_record(text, source=source)
+    if video is not None:
+        write_video(video, [action for _, action in parse_record(text, source)],
+                    VIDEO_FPS if fps is None else fps, VIDEO_SCALE if scale is None else scale)
     print(json.dumps(state_json(state)) if as_json else state_summary(state))
     return 0
+
+
+def write_video(path: str, actions: list, fps: float, scale: int) -> None:
+    """The record's replay timeline sampled `fps` times a second, each change a frame."""
+    try:
+        format_name = animation_format(path)
+    except AnimationFormatError as exc:
+        raise UsageError(str(exc)) from None
+    if not 1 <= fps <= 60:  # also refuses nan
+        raise UsageError(f"--fps must be between 1 and 60, not {fps:g}")
+    if not 1 <= scale <= 40:
+        raise UsageError(f"--scale must be between 1 and 40 pixels an LED, not {scale}")
+    frames = ((frame, length) for frame, _, length in replay_timeline(actions).frames(fps))
+    data = encode_animation(frames, format_name, scale)
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be written ({exc.strerror or exc.__class__.__name__})") from None
 
 
 def history_main(store: GameStore, out: TextIO, limit: int = 100) -> int:

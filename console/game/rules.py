@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Iterable, Union
 
-from console.game.board import ALL_CELLS, Cell, RuleError, distance
+from console.game.board import ALL_CELLS, Cell, RuleError, brief_repr, distance
 from console.game.deck import CARD_COUNT, cards, shuffled
 
 __all__ = [
@@ -174,7 +174,9 @@ def legal_actions(state: GameState | None) -> list[Action]:
 
 
 def apply(state: GameState | None, action: Action) -> GameState:
-    """The state after `action`, or RuleError saying why it is not allowed now."""
+    """The state after `action`, or RuleError saying why it is not allowed now (a non-action or
+    a field of the wrong type too)."""
+    _check_action(action)
     if isinstance(action, NewGame):
         if state is not None:
             raise RuleError("a game is already under way: new_game only starts a record")
@@ -370,6 +372,30 @@ _ACTION_NAMES = {
     NewGame: "new_game", ChooseTarget: "choose_target", Clue: "clue", Place: "place",
     TakeBack: "take_back", SkipClue: "skip_clue", Next: "next",
 }
+
+
+_NONE = type(None)
+_FIELD_TYPES: dict[type, dict[str, tuple[type, ...]]] = {
+    # exact types: True is not a player, and a cell is a Cell (which is always on the board)
+    NewGame: {"players": (int,), "seed": (int,), "first_giver": (int,), "variant": (str,),
+              "colors": (tuple, list, _NONE)},
+    ChooseTarget: {"cell": (Cell,)},
+    Place: {"cell": (Cell,), "player": (int, _NONE)},
+}
+_KIND_NAMES = {int: "a whole number", str: "text", Cell: "a Cell", tuple: "a list of colour names",
+               list: "a list of colour names", _NONE: "None"}
+
+
+def _check_action(action: object) -> None:
+    """A RuleError for anything `apply` cannot take: not an action, or a field of the wrong type."""
+    if type(action) not in _ACTION_NAMES:
+        raise RuleError(f"{brief_repr(action)} is not a game action")
+    for field, kinds in _FIELD_TYPES.get(type(action), {}).items():
+        value = getattr(action, field)
+        if type(value) not in kinds or (
+                type(value) in (tuple, list) and not all(type(v) is str for v in value)):
+            wanted = " or ".join(dict.fromkeys(_KIND_NAMES[k] for k in kinds))
+            raise RuleError(f"{_action_name(action)}: {field} must be {wanted}, not {brief_repr(value)}")
 
 
 def _action_name(action: Action) -> str:

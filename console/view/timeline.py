@@ -1,0 +1,190 @@
+"""A game record played back as the panel shows it: the replay timeline.
+
+A record has no clock (it is the list of actions), so playback gives each moment of a round a
+fixed length: the hand-off to the giver, the first clue, every guess with the cursor on the
+chosen cell and the pawn just placed, the second clue or the pass, the whole reveal (frame,
+points, scoreboard), and the celebration at the end. The giver's secret choice is never shown:
+the target appears at the reveal, as it did at the table.
+
+A `Timeline` is plain data, a tuple of `Scene`s, each a game state and the UI state the panel
+drew it with from `start` for `duration` seconds (the scene's `ui.since` is its start, so the
+renderer's animations run from there). The video export, the browser's replay and the idle
+board's attract loop all draw `render(scene.game, scene.ui, t)` for the scene at t.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Iterator
+
+from console.game import rules
+from console.game.rules import Action, GameState, Next, Pawn, Place, SkipClue
+from console.view.render import render
+from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
+from hal.frame import Frame
+
+HANDOFF_S = 1.5  # a round starts: the controls pass to the giver
+CLUE_S = 2.5  # the first clue (the panel's CLUE banner)
+GUESS_S = 1.2  # one pawn placed, the cursor on it
+SECOND_CLUE_S = 1.5  # CLUE or PASS, the giver's choice lit
+REVEAL_S = REVEAL_SCORES_S + 2 * SCOREBOARD_PAGE_S  # frame, points, then two scoreboard pages
+TIEBREAK_S = 2.5
+GAME_OVER_S = 5.0
+END_S = 3.0  # a record that stops mid-game: its last state
+ATTRACT_AFTER_S = 45.0  # untouched that long, the idle board plays the last game's reveals
+
+
+@dataclass(frozen=True)
+class Scene:
+    game: GameState
+    ui: Ui
+    start: float
+    duration: float
+    caption: str  # what happens, for the browser's step-by-step replay
+
+    @property
+    def end(self) -> float:
+        return self.start + self.duration
+
+
+@dataclass(frozen=True)
+class Timeline:
+    scenes: tuple[Scene, ...]
+    _starts: tuple[float, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_starts", tuple(scene.start for scene in self.scenes))
+
+    @property
+    def duration(self) -> float:
+        return self.scenes[-1].end if self.scenes else 0.0
+
+    def scene_at(self, t: float) -> Scene:
+        """The scene shown at time t (the first before 0, the last from its start on)."""
+        if not self.scenes:
+            raise ValueError("an empty timeline shows nothing")
+        return self.scenes[max(0, bisect.bisect_right(self._starts, t) - 1)]
+
+    def frame(self, t: float, width: int = 32, height: int = 16) -> Frame:
+        """What the panel shows at time t of the playback."""
+        scene = self.scene_at(t)
+        return render(scene.game, scene.ui, t, width, height)
+
+    def frames(self, fps: float, width: int = 32, height: int = 16) -> Iterator[tuple[Frame, int, int]]:
+        """(frame, start, length) in whole milliseconds, for every change of the playback
+        sampled `fps` times a second: what an animation file holds. A sample falls at
+        `start / 1000` seconds exactly, so a decoded frame can be checked against the renderer."""
+        if not fps > 0:
+            raise ValueError(f"frames per second must be above 0, not {fps!r}")
+        end_ms, i = round(self.duration * 1000), 0
+        shown, shown_at, ms = None, 0, 0
+        while ms < end_ms:
+            frame = self.frame(ms / 1000, width, height)
+            if frame != shown:
+                if shown is not None:
+                    yield shown, shown_at, ms - shown_at
+                shown, shown_at = frame, ms
+            i += 1
+            ms = round(i * 1000 / fps)
+        if shown is not None:
+            yield shown, shown_at, end_ms - shown_at
+
+    def reveals(self) -> Timeline:
+        """Only each round's reveal and the end: the idle board's attract loop."""
+        return timed(s for s in self.scenes if s.ui.screen in ("reveal", "game_over"))
+
+
+def attract_scene(reveals: Timeline, ui: Ui, idle_s: float) -> tuple[GameState, Ui, float] | None:
+    """What the idle board shows after `idle_s` seconds untouched: None for the board itself,
+    else (game, ui, t) to render, a moment of the last game's reveals. The board and the
+    reveals take turns, ATTRACT_AFTER_S of board first; what the host must see on any screen
+    (the shutdown hold, a store outage) stays from `ui`."""
+    if not reveals.scenes:
+        return None
+    t = idle_s % (ATTRACT_AFTER_S + reveals.duration) - ATTRACT_AFTER_S
+    if t < 0:
+        return None
+    scene = reveals.scene_at(t)
+    shown = replace(scene.ui, store_online=ui.store_online, hold_progress=ui.hold_progress)
+    return scene.game, shown, t
+
+
+def timed(scenes: Iterable[Scene]) -> Timeline:
+    """The scenes one after another from 0, each keeping its length."""
+    out, start = [], 0.0
+    for scene in scenes:
+        out.append(replace(scene, start=start, ui=replace(scene.ui, since=start)))
+        start += scene.duration
+    return Timeline(tuple(out))
+
+
+def replay_timeline(actions: Iterable[Action], ui: Ui = Ui()) -> Timeline:
+    """The timeline of a whole record (already checked: an illegal action raises RuleError).
+    `ui` supplies what is not the game's (brightness, the pawn colours of the set-up screen)."""
+    scenes: list[Scene] = []
+    state: GameState | None = None
+    for action in actions:
+        before, state = state, rules.apply(state, action)
+        if before is None:
+            continue
+        scene = _before(before, action, ui)
+        if scene is not None:
+            scenes.append(scene)
+        if isinstance(action, Next) and state.tiebreak and not before.tiebreak:
+            scenes.append(_scene(state, ui, "tiebreak", TIEBREAK_S, f"Tie-break between {_names(state, state.tied)}"))
+    if state is None:
+        raise rules.RuleError("the record is empty: it needs a new_game")
+    scenes.append(_last(state, ui))
+    return timed(scenes)
+
+
+def _before(state: GameState, action: Action, ui: Ui) -> Scene | None:
+    """The panel just as `action` was taken in `state`."""
+    phase, giver = state.phase, _name(state, state.giver)
+    if phase == "choose_target":
+        return _scene(state, ui, "handoff", HANDOFF_S, f"Round {state.round}: {giver} gives the cue")
+    if phase == "clue1":
+        return _scene(state, ui, "play", CLUE_S, f"{giver} gives the first clue")
+    if phase == "clue2":
+        passed = isinstance(action, SkipClue)
+        return _scene(state, ui, "play", SECOND_CLUE_S,
+                      f"{giver} passes" if passed else f"{giver} gives a second clue", choice=int(passed))
+    if phase in ("guess1", "guess2") and isinstance(action, Place):
+        who = rules.current_player(state)
+        return _scene(state, ui, "play", GUESS_S, f"{_name(state, who)} places a pawn on {action.cell}",
+                      cursor=action.cell, pending=Pawn(who, action.cell))
+    if phase == "round_over":
+        return _scene(state, ui, "reveal", REVEAL_S, _reveal_caption(state))
+    raise rules.RuleError(f"{type(action).__name__} in the {phase} phase")  # apply accepted it: unreachable
+
+
+def _last(state: GameState, ui: Ui) -> Scene:
+    if state.phase == "game_over":
+        verb = "wins" if len(state.winners) == 1 else "win"
+        return _scene(state, ui, "game_over", GAME_OVER_S, f"{_names(state, state.winners)} {verb}")
+    if state.phase == "round_over":
+        return _scene(state, ui, "reveal", REVEAL_S, _reveal_caption(state))
+    screen = "handoff" if state.phase == "choose_target" else "play"
+    return _scene(state, ui, screen, END_S, f"The record stops in round {state.round} ({state.phase})")
+
+
+def _scene(state: GameState, ui: Ui, screen: str, duration: float, caption: str, **changes) -> Scene:
+    shown = replace(ui, screen=screen, since=0.0, cursor=changes.pop("cursor", CENTRE),
+                    pending=changes.pop("pending", None), choice=changes.pop("choice", 0),
+                    refused=None)
+    return Scene(state, shown, 0.0, duration, caption)
+
+
+def _reveal_caption(state: GameState) -> str:
+    points = ", ".join(f"{_name(state, p)} +{n}" for p, n in enumerate(state.last_round_points))
+    return f"Round {state.round}: the target was {state.target_revealed}; {points}"
+
+
+def _name(state: GameState, player: int) -> str:
+    return state.colors[player].capitalize()
+
+
+def _names(state: GameState, players: tuple[int, ...]) -> str:
+    names = [_name(state, p) for p in players]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
