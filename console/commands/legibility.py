@@ -36,7 +36,7 @@ def light_after(stage: OutputStage) -> tuple[Light, float]:
     layout = stage.layout
     stage.process(board_frame(layout.width, layout.height))
     level = round(stage.last_brightness * 255)
-    table = stage.table(level)
+    table = stage.light_table(level)  # the light each sRGB value gives, whatever the driver
     cache: dict[RGB, Lab] = {}
 
     def light(rgb: RGB) -> Lab:
