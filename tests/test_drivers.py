@@ -297,7 +297,7 @@ def test_terminal_draws_dots_with_the_board_coordinates():
     assert "\x1b[38;2;255;0;0m\u25cf " in output and "\x1b[38;2;1;2;3m\u25cf " in output
     lines = ANSI.sub("", output).split("\n")
     tens, units, *rows = lines
-    assert len(rows) == 17  # 16 panel rows and the status line
+    assert len(rows) == 18  # 16 panel rows, the status line and the message line
     assert [row[0] for row in rows[:16]] == list("ABCDEFGHIJKLMNOP")
     for x in range(32):
         column = 2 + 2 * x  # where the dot of column x is drawn
@@ -329,7 +329,7 @@ def test_terminal_status_line_set_before_the_first_frame_is_drawn_with_it():
     driver.status_line("hello")
     assert stream.getvalue() == ""
     driver.show(b"", Frame(32, 16))
-    assert ANSI.sub("", stream.getvalue()).endswith("\nhello")
+    assert ANSI.sub("", stream.getvalue()).endswith("\nhello\n")
 
 
 # --- PNG ---------------------------------------------------------------------------------------

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import atexit
 import json
+import logging
 import random
 import signal
+import time
 from typing import Callable
 
 from console.game.board import ALL_CELLS
@@ -25,7 +27,7 @@ from console.view.ui import Ui
 from console.commands.wiring import (SIMULATORS, build_app, build_output, gpio_input, output_stage,
                                      resolve_driver_name, store_for)
 from hal.drivers import DRIVER_NAMES, DriverError, light_response_of
-from hal.inputs.events import EventQueue, InputConfigError
+from hal.inputs.events import PRESS, QUIT, EventQueue, InputConfigError, InputEvent
 from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
 from hal.frame import Frame
 from hal.picture import encode_png
@@ -58,9 +60,36 @@ def run_interactive(config: Config, simulator: bool, command: str, build: Callab
             app = build(name, lambda events: [gpio_input(config, events)], lambda text: print(text, flush=True))
     except (DriverError, InputConfigError) as exc:
         raise UsageError(str(exc)) from None
-    with closing_app(app):
+    with closing_app(app, interrupt_is_quit=name in SIMULATORS), terminal_messages(app.driver):
         run_realtime(app, config.display.fps)
     return 0
+
+
+class terminal_messages:
+    """While the terminal simulator runs, log warnings (the store's) go to its message line
+    under the panel instead of being printed over the board."""
+
+    def __init__(self, driver):
+        self.show = getattr(driver, "message_line", None)
+
+    def __enter__(self):
+        if self.show is not None:
+            self.handler = _LineHandler(self.show)
+            logging.getLogger().addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.show is not None:
+            logging.getLogger().removeHandler(self.handler)
+
+
+class _LineHandler(logging.Handler):
+    def __init__(self, show: Callable[[str], None]):
+        super().__init__(logging.WARNING)
+        self.show = show
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.show(record.getMessage())
 
 
 def open_keyboard(events: EventQueue) -> InputSource:
@@ -82,14 +111,19 @@ class closing_app:
     Works for any app with `running`, `sources` and `close()` (the console, the wiring check).
     """
 
-    def __init__(self, app: ConsoleApp):
+    def __init__(self, app: ConsoleApp, interrupt_is_quit: bool = False):
         self.app = app
+        self.interrupt_is_quit = interrupt_is_quit  # the simulator: Ctrl-C is q, asked first mid-game
 
     def __enter__(self):
         def stop(signum, frame):
             self.app.running = False
 
+        def quit_key(signum, frame):
+            self.app.events.put(InputEvent(QUIT, PRESS, time.monotonic()))
+
         self._previous = signal.signal(signal.SIGTERM, stop)
+        self._interrupt = signal.signal(signal.SIGINT, quit_key) if self.interrupt_is_quit else None
         return self.app
 
     def __exit__(self, *exc_info):
@@ -97,6 +131,8 @@ class closing_app:
             self.app.close()
         finally:
             signal.signal(signal.SIGTERM, self._previous)
+            if self._interrupt is not None:
+                signal.signal(signal.SIGINT, self._interrupt)
             for source in self.app.sources:
                 close = getattr(source, "close", None)
                 if close is not None:

@@ -5,12 +5,19 @@ coordinates run along the edges (column numbers 1..30 written downwards as tens 
 letters A..P on the left) so that players can name cells as on the printed board. Columns past
 the board (the status columns) and rows past P have no label. Every frame is redrawn in place
 from the top-left corner so the picture does not scroll.
+
+Under the panel are two lines: the status (what the panel asks for) and a message line (the
+store's warnings, routed here by the simulator so that they never scribble over the board). Both
+are cut to the terminal's width and every line ends clearing the rest of it, and the screen
+below is cleared, so no text of an earlier frame stays. A terminal too small for the panel gets
+one line saying what size it needs instead of a broken picture; a resize redraws everything.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import TextIO
+from typing import Callable, TextIO
 
 from hal.drivers.base import Driver
 from hal.frame import Frame
@@ -23,11 +30,13 @@ ESC = "\x1b["
 HOME = ESC + "H"
 CLEAR_SCREEN = ESC + "2J"
 CLEAR_TO_END_OF_LINE = ESC + "K"
+CLEAR_BELOW = ESC + "J"
 HIDE_CURSOR = ESC + "?25l"
 SHOW_CURSOR = ESC + "?25h"
 RESET = ESC + "0m"
 BLACK_BACKGROUND = ESC + "40m"
 HEADER_LINES = 2
+FOOTER_LINES = 2  # the status line and the message line
 # Distinct colours whose escape sequences are kept; the board has 480, animations add some more.
 DOT_CACHE_SIZE = 4096
 
@@ -41,18 +50,41 @@ def column_labels(width: int) -> tuple[str, str]:
     return "  " + " ".join(tens), "  " + " ".join(units)
 
 
+def terminal_size(stream: TextIO) -> Callable[[], tuple[int, int] | None]:
+    """(columns, lines) of the terminal `stream` writes to, or None when it is not one."""
+
+    def size() -> tuple[int, int] | None:
+        try:
+            columns, lines = os.get_terminal_size(stream.fileno())
+        except (AttributeError, OSError, ValueError):
+            return None
+        return columns, lines
+
+    return size
+
+
 class TerminalDriver(Driver):
-    def __init__(self, width: int, height: int, stream: TextIO | None = None):
+    def __init__(self, width: int, height: int, stream: TextIO | None = None,
+                 size: Callable[[], tuple[int, int] | None] | None = None):
         self.width = width
         self.height = height
         self.stream = stream if stream is not None else sys.stdout
+        self.size = size if size is not None else terminal_size(self.stream)
         self.status = ""
+        self.message = ""
         self._header = "".join(line + CLEAR_TO_END_OF_LINE + "\n" for line in column_labels(width))
         self._row_labels = [
             (ROW_LETTERS[y] if y < len(ROW_LETTERS) else " ") + " " for y in range(height)
         ]
         self._dots: dict[bytes, str] = {}
         self._running = False
+        self._drawn_size: tuple[int, int] | None = None
+        self._last = Frame(width, height)
+
+    @property
+    def needed(self) -> tuple[int, int]:
+        """(columns, lines) the panel, its labels and the two lines under it take."""
+        return 2 + 2 * self.width, HEADER_LINES + self.height + FOOTER_LINES
 
     def show(self, leds: bytes, frame: Frame) -> None:
         self._draw(frame)
@@ -63,9 +95,12 @@ class TerminalDriver(Driver):
     def status_line(self, text: str) -> None:
         """Show one line of text under the panel (hints such as "pass to red, others look away")."""
         self.status = text
-        if self._running:
-            self.stream.write(f"{ESC}{HEADER_LINES + self.height + 1};1H{RESET}{text}{CLEAR_TO_END_OF_LINE}")
-            self.stream.flush()
+        self._write_line(1, text)
+
+    def message_line(self, text: str) -> None:
+        """Show a message (a store warning) on the line under the status."""
+        self.message = text
+        self._write_line(2, text)
 
     def close(self) -> None:
         if self._running:
@@ -73,11 +108,38 @@ class TerminalDriver(Driver):
             self.stream.flush()
             self._running = False
 
+    def _fit(self, text: str) -> str:
+        size = self._drawn_size
+        return text if size is None else text[: max(0, size[0] - 1)]
+
+    def _write_line(self, below: int, text: str) -> None:
+        if self._running and self._fits(self._drawn_size):
+            row = HEADER_LINES + self.height + below
+            self.stream.write(f"{ESC}{row};1H{RESET}{self._fit(text)}{CLEAR_TO_END_OF_LINE}")
+            self.stream.flush()
+        elif self._running:
+            self._draw(self._last)
+
+    def _fits(self, size: tuple[int, int] | None) -> bool:
+        columns, lines = self.needed
+        return size is None or (size[0] >= columns and size[1] >= lines)
+
     def _draw(self, frame: Frame) -> None:
-        parts = [HOME, self._header]
-        if not self._running:
-            parts[0:0] = [HIDE_CURSOR, CLEAR_SCREEN]
-            self._running = True
+        self._last = frame
+        size = self.size()
+        parts = [HOME]
+        if not self._running or size != self._drawn_size:
+            parts = [HIDE_CURSOR, RESET, CLEAR_SCREEN, HOME]  # first frame, or a resize: all anew
+            self._running, self._drawn_size = True, size
+        if not self._fits(size):
+            columns, lines = self.needed
+            parts.append(f"The terminal is {size[0]}x{size[1]}; the simulator needs at least "
+                         f"{columns}x{lines}: make the window larger.")  # wraps in a narrow one
+            parts.append(CLEAR_TO_END_OF_LINE + CLEAR_BELOW)
+            self.stream.write("".join(parts))
+            self.stream.flush()
+            return
+        parts.append(self._header)
         pixels = bytes(frame.pixels)
         row_bytes = frame.width * 3
         for y, label in enumerate(self._row_labels):
@@ -85,7 +147,8 @@ class TerminalDriver(Driver):
             start = y * row_bytes
             parts.extend(self._dot(pixels[i : i + 3]) for i in range(start, start + row_bytes, 3))
             parts.append(RESET + CLEAR_TO_END_OF_LINE + "\n")
-        parts.append(self.status + CLEAR_TO_END_OF_LINE)
+        parts.append(self._fit(self.status) + CLEAR_TO_END_OF_LINE + "\n")
+        parts.append(self._fit(self.message) + CLEAR_TO_END_OF_LINE + CLEAR_BELOW)
         self.stream.write("".join(parts))
         self.stream.flush()
 
