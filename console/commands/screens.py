@@ -74,7 +74,7 @@ def scenes() -> Iterator[Scene]:
     yield "handoff", "hand-off: the panel says look away; A twice opens the secret choice", lambda: render(
         game, Ui(screen="handoff"), 0.3)
     yield "secret", "the secret choice: the card's four colours on a dimmed board", lambda: render(
-        game, Ui(screen="secret", card_choice=1), 0.45)
+        game, Ui(screen="secret", card_choice=1), 0.65)
     yield "guessing", "guessing: pawns, the cursor in the guesser's colour, the loupe", lambda: render(
         guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.45)
     yield "second-clue", "the second clue: C (clue) or P (pass) in the status columns", lambda: render(
@@ -83,12 +83,16 @@ def scenes() -> Iterator[Scene]:
         scored, Ui(screen="reveal"), 0.2)
     yield "points", "the round's points, +N in each player's colour, in seat order", lambda: render(
         scored, Ui(screen="reveal"), REVEAL_POINTS_S + 0.1)
-    yield "scoreboard", "the totals in seat order, the round as 2 of 10", lambda: render(
+    yield "scoreboard", "the totals in seat order, the round as 1 over 10", lambda: render(
         scored, Ui(screen="reveal"), REVEAL_SCORES_S + 0.1)
     yield "tiebreak", "a tie: the tied players play a tie-break round", lambda: render(
         _tied(), Ui(screen="tiebreak"), 0.2)
     yield "game-over", "the winner's colour celebrates", lambda: render(
         _over(), Ui(screen="game_over"), 0.5)
+    yield "host-menu", "the host menu (Start held 1.5 s during a game): continue, new, brightness, off", (
+        lambda: render(guessing, Ui(screen="host", menu_item=1), 0.0))
+    yield "host-confirm", "a destructive choice asks first, NO chosen until changed", lambda: render(
+        guessing, Ui(screen="confirm", menu_item=1), 0.0)
 
 
 def write_screens(out: str) -> list[str]:
