@@ -293,3 +293,15 @@ def test_at_every_moment_of_a_round_a_power_cut_keeps_every_pawn_the_panel_showe
             assert _pawn_cells_shown(app.game, app.ui) <= {p.cell for p in resumed.pawns}
     assert app.game.phase == "round_over" and app.ui.screen == "reveal"
     assert len(_resumed(player.store).pawns) == 6
+
+
+def test_a_replay_shows_a_take_back_and_never_the_target_it_held_back():
+    from console.view.timeline import replay_timeline
+
+    record = [NewGame(3, seed=1, variant="free"), ChooseTarget(c("H15")), Clue(), Place(c("A1")), Place(c("A2")),
+              Clue(), Place(c("A3")), Place(c("H15")), rules.TakeBack(), Place(c("P30"))]
+    timeline = replay_timeline(record)
+    captions = [scene.caption for scene in timeline.scenes]
+    taken = next(i for i, text in enumerate(captions) if "takes back the pawn on H15" in text)
+    assert all(scene.ui.screen != "reveal" for scene in timeline.scenes[:taken + 1])
+    assert timeline.scenes[-1].ui.screen == "reveal"
