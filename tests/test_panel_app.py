@@ -60,6 +60,10 @@ class Player:
             self.events.put(InputEvent(button, RELEASE, self.now))
         self.run(1 / FPS)
 
+    def taps(self, *buttons: str) -> None:
+        for button in buttons:
+            self.tap(button)
+
     def hold(self, button: str, seconds: float) -> None:
         self.events.put(InputEvent(button, PRESS, self.now))
         self.run(seconds)
@@ -178,14 +182,11 @@ def test_a_new_game_from_the_host_menu_asks_first_and_abandons_the_old_one():
     player = guessing_player()
     app, store = player.app, player.store
     player.hold("start", HOST_MENU_HOLD_S + 0.1)
-    player.tap("down")  # new game
-    player.tap("a")
+    player.taps("down", "a")  # new game
     assert app.ui.screen == "confirm"
     player.tap("a")  # NO is the default
     assert app.ui.screen == "host" and app.game is not None
-    player.tap("a")
-    player.tap("right")  # YES
-    player.tap("a")
+    player.taps("a", "right", "a")  # YES
     assert app.ui.screen == "setup" and app.game is None
     assert store.unfinished() is None
     assert [g.get("status") for g in store.history(5)] == ["abandoned"]
@@ -198,15 +199,10 @@ def test_power_off_from_the_host_menu_asks_first_then_powers_off():
     player.tap("a")  # resume
     app = player.app
     player.hold("start", HOST_MENU_HOLD_S + 0.1)
-    player.tap("down")
-    player.tap("down")
-    player.tap("down")  # power off
-    player.tap("a")
+    player.taps("down", "down", "down", "a")  # power off
     player.tap("b")  # B says no
     assert app.ui.screen == "host" and app.running
-    player.tap("a")
-    player.tap("left")
-    player.tap("a")
+    player.taps("a", "left", "a")
     assert not app.running and app.powering_off
     app.close()
     assert calls == ["off"]
@@ -226,9 +222,7 @@ def test_brightness_from_the_host_menu_returns_to_it_and_never_times_out_to_idle
     app = player.app
     app.idle_timeout_s = 2.0
     player.hold("start", HOST_MENU_HOLD_S + 0.1)
-    player.tap("down")
-    player.tap("down")
-    player.tap("a")
+    player.taps("down", "down", "a")
     assert app.ui.screen == "brightness"
     player.run(3.0)
     assert app.ui.screen == "brightness"

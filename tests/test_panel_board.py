@@ -4,6 +4,7 @@ while clues are given and guessed (issue 10, goals 1, 2 and 4)."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 
@@ -196,3 +197,17 @@ def test_the_second_clue_choice_shows_in_the_status_columns():
     assert lower[0] != lower[1] and all((255, 255, 255) in side for side in lower)
     passed = rules.apply(state, SkipClue())
     assert passed.phase == "round_over"
+
+
+def test_palette_legibility_prints_the_figures(capsys, monkeypatch, tmp_path):
+    from console.commands import main as cli
+
+    (tmp_path / "console.yaml").write_text("store:\n  url: memory://\n")
+    monkeypatch.setenv("HUES_CONFIG", str(tmp_path / "console.yaml"))
+    assert cli.main(["palette", "--legibility", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["pawn_min"] >= LEGIBLE and figures["cursor_min"] >= LEGIBLE
+    assert figures["cursor_own_colour_share"] >= 0.5 and 0.2 < figures["brightness"] < 0.4
+    assert figures["pawn_colour_alone_min"] < LEGIBLE  # a colour alone would hide: the dark phase is needed
+    assert cli.main(["palette", "--legibility"]) == 0
+    assert f"{figures['pawn_min']:.3f}" in capsys.readouterr().out
