@@ -9,7 +9,9 @@ import atexit
 import json
 import logging
 import random
+import os
 import signal
+import sys
 import time
 from typing import Callable
 
@@ -27,14 +29,20 @@ from console.view.ui import Ui
 from console.commands.wiring import (SIMULATORS, build_app, build_output, gpio_input, output_stage,
                                      resolve_driver_name, store_for)
 from hal.drivers import DRIVER_NAMES, DriverError, light_response_of
+from hal.drivers.leds_dev import DeviceNotReadyError
 from hal.inputs.events import PRESS, QUIT, EventQueue, InputConfigError, InputEvent
 from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
 from hal.frame import Frame
 from hal.picture import encode_png
 
 
+# Hardware that will be there after a restart (systemd restarts on anything but 2): EX_TEMPFAIL.
+EXIT_TRY_AGAIN = os.EX_TEMPFAIL
+
+
 def open_store(config_path: str | None) -> GameStore:
-    return store_for(load_config(config_path))
+    """The store for the commands that only read it (history, export): they change nothing."""
+    return store_for(load_config(config_path), read_only=True)
 
 
 def play(config_path: str | None, simulator: bool) -> int:
@@ -46,11 +54,11 @@ def play(config_path: str | None, simulator: bool) -> int:
 
 
 def run_interactive(config: Config, simulator: bool, command: str, build: Callable) -> int:
-    """Run an app (the console, or the wiring check) in real time on the terminal simulator with
-    the keyboard, or on the configured driver with the GPIO buttons, hints going to the log.
-    `build(driver_name, sources, hint)` makes the app."""
+    """Run an app (the console, or the wiring check) in real time: on the terminal simulator or
+    sim-png's picture with the keyboard, or on the configured driver with the GPIO buttons, hints
+    going to the log. `build(driver_name, sources, hint)` makes the app."""
     name = "sim-terminal" if simulator else resolve_driver_name(config.driver.name)
-    if name in ("sim-headless", "sim-png"):
+    if name == "sim-headless":  # sim-png is played like the terminal: the keys, the picture in a file
         raise UsageError(f"the {name} driver needs `hues-console {command} --headless --script FILE`")
     try:
         if name in SIMULATORS:
@@ -58,6 +66,9 @@ def run_interactive(config: Config, simulator: bool, command: str, build: Callab
             app.hint = getattr(app.driver, "status_line", None)
         else:
             app = build(name, lambda events: [gpio_input(config, events)], lambda text: print(text, flush=True))
+    except DeviceNotReadyError as exc:
+        print(f"hues-console: {exc}", file=sys.stderr, flush=True)
+        return EXIT_TRY_AGAIN
     except (DriverError, InputConfigError) as exc:
         raise UsageError(str(exc)) from None
     with closing_app(app, interrupt_is_quit=name in SIMULATORS), terminal_messages(app.driver):

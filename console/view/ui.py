@@ -76,6 +76,7 @@ class Ui:
     brightness: float = 1.0  # the ceiling the host set (the limiter may still lower it)
     last_winners: tuple[str, ...] = ()  # colours of the last game's winners, for the idle screen
     store_online: bool = True
+    disk_full: bool = False  # the journal cannot be written: a move is only taken if Redis takes it
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
     menu_item: int = 0  # the host menu's item (HOST_ITEMS index), also what a confirm asks about
