@@ -299,3 +299,14 @@ def test_a_replay_shows_a_take_back_and_never_the_target_it_held_back():
     taken = next(i for i, text in enumerate(captions) if "takes back the pawn on H15" in text)
     assert all(scene.ui.screen != "reveal" for scene in timeline.scenes[:taken + 1])
     assert timeline.scenes[-1].ui.screen == "reveal"
+
+
+def test_quitting_from_the_host_menu_and_saying_no_goes_back_to_the_game():
+    player = guessing_player()
+    app = player.app
+    player.hold("start", HOST_MENU_HOLD_S + 0.1)
+    assert app.ui.screen == "host"
+    player.tap(QUIT, terminal=True)
+    assert app.ui.screen == "confirm"
+    player.tap("b")
+    assert app.ui.screen == "play" and app.ui.menu_return is None and app.running

@@ -99,8 +99,10 @@ def open_host_menu(ui: Ui, t: float) -> Ui:
 
 
 def open_quit(ui: Ui, t: float) -> Ui:
-    """The simulator's quit, asked first while a game is under way."""
-    return _to(ui, "confirm", t, menu_item=HOST_ITEMS.index("quit"), menu_return=(ui.screen, ui.since))
+    """The simulator's quit, asked first while a game is under way; "no" goes back to the game
+    (from a menu over it, to the game screen under the menu)."""
+    back = ui.menu_return if ui.menu_return is not None else (ui.screen, ui.since)
+    return _to(ui, "confirm", t, menu_item=HOST_ITEMS.index("quit"), menu_return=back)
 
 
 def to_idle(game: GameState | None, ui: Ui, t: float) -> Ui:
