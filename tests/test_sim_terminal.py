@@ -117,11 +117,19 @@ def test_no_text_of_an_earlier_frame_or_status_stays_on_screen():
 def test_store_messages_go_to_the_message_line_not_over_the_board():
     term = Terminal(80, 24)
     board = term.show()
-    with terminal_messages(term.driver):
-        logging.getLogger("console.store.games").warning("game store redis://x is unreachable")
+    stderr = io.StringIO()
+    root = logging.getLogger()
+    printing = logging.StreamHandler(stderr)  # the command line's own handler, printing to the terminal
+    root.addHandler(printing)
+    try:
+        with terminal_messages(term.driver):
+            logging.getLogger("console.store.games").warning("game store redis://x is unreachable\x1b[2J")
+        assert printing in root.handlers
+    finally:
+        root.removeHandler(printing)
     shown = term.flush()
-    assert shown[19] == "game store redis://x is unreachable"
-    assert shown[:18] == board[:18]
+    assert shown[19] == "game store redis://x is unreachable\\x1b[2J"  # escaped: one line, no escape
+    assert shown[:18] == board[:18] and stderr.getvalue() == ""
 
 
 def test_ctrl_c_in_the_simulator_is_the_quit_key_which_asks_first_mid_game():

@@ -18,7 +18,7 @@ from typing import Callable
 from console.game.board import ALL_CELLS
 from console.play.app import ConsoleApp, InputSource, run_realtime, run_virtual
 from console.commands.common import UsageError, read_text, write_output
-from console.config.loader import Config, load_config
+from console.config.loader import Config, load_config, one_line
 from console.play.controller import screen_for
 from console.view.palette import board_colors
 from console.config.files import input_name
@@ -77,21 +77,23 @@ def run_interactive(config: Config, simulator: bool, command: str, build: Callab
 
 
 class terminal_messages:
-    """While the terminal simulator runs, log warnings (the store's) go to its message line
-    under the panel instead of being printed over the board."""
+    """While the terminal simulator runs, log messages (the store's warnings) go to its message
+    line under the panel, escaped to one line, instead of the command line's stderr handler
+    printing them over the board; that handler is back once the simulator stops."""
 
     def __init__(self, driver):
         self.show = getattr(driver, "message_line", None)
 
     def __enter__(self):
         if self.show is not None:
-            self.handler = _LineHandler(self.show)
-            logging.getLogger().addHandler(self.handler)
+            root = logging.getLogger()
+            self.saved = root.handlers[:]
+            root.handlers[:] = [_LineHandler(self.show)]
         return self
 
     def __exit__(self, *exc_info):
         if self.show is not None:
-            logging.getLogger().removeHandler(self.handler)
+            logging.getLogger().handlers[:] = self.saved
 
 
 class _LineHandler(logging.Handler):
@@ -100,7 +102,7 @@ class _LineHandler(logging.Handler):
         self.show = show
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.show(record.getMessage())
+        self.show(one_line(record.getMessage()))
 
 
 def open_keyboard(events: EventQueue) -> InputSource:
