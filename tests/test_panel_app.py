@@ -244,7 +244,7 @@ def test_quitting_mid_game_asks_first_and_says_memory_keeps_nothing():
     app = player.app
     player.tap(QUIT, terminal=True)
     assert app.running and app.ui.screen == "confirm"
-    assert "memory://, which keeps nothing" in describe(app.game, app.ui)
+    assert "memory:// keeps nothing" in describe(app.game, app.ui)
     player.tap("b")
     assert app.ui.screen == "play" and app.running
     player.tap(QUIT, terminal=True)

@@ -86,9 +86,9 @@ class Terminal:
 
 def test_the_panel_needs_66_by_20_and_says_so_in_a_smaller_terminal():
     term = Terminal(50, 15)
-    assert term.driver.needed == (66, 20)
+    assert term.driver.needed == (66, 21)
     shown = term.show()
-    assert "".join(shown).replace(" ", "") == "Theterminalis50x15;thesimulatorneedsatleast66x20:makethewindowlarger."
+    assert "".join(shown).replace(" ", "") == "Theterminalis50x15;thesimulatorneedsatleast66x21:makethewindowlarger."
 
 
 def test_a_resize_redraws_everything_and_a_too_small_window_comes_back_whole():
@@ -97,19 +97,32 @@ def test_a_resize_redraws_everything_and_a_too_small_window_comes_back_whole():
     assert full[2].startswith("A ") and full[17].startswith("P ")
     term.resize(40, 10)
     small = term.show()
-    assert "needsatleast66x20" in "".join(small).replace(" ", "") and not any(small[3:])
+    assert "needsatleast66x21" in "".join(small).replace(" ", "") and not any(small[3:])
     term.resize(100, 30)
     again = term.show()
     assert again[:18] == full[:18] and not any(again[20:])
 
 
+def test_a_resize_on_a_still_screen_redraws_without_a_new_frame():
+    term = Terminal(80, 24)
+    full = term.show()
+    term.resize(40, 10)
+    term.driver.on_resize()  # what SIGWINCH calls
+    assert "needsatleast66x21" in "".join(term.flush()).replace(" ", "")
+    term.resize(90, 25)
+    term.driver.on_resize()
+    assert term.flush()[:18] == full[:18]
+
+
 def test_no_text_of_an_earlier_frame_or_status_stays_on_screen():
     term = Terminal(80, 24)
-    term.driver.status_line("x" * 200)  # longer than the terminal is wide: cut, never wrapped
-    term.show()
+    term.driver.status_line("word " * 60)  # three lines' worth: wrapped onto two, then cut
+    shown = term.show()
+    assert shown[18].startswith("word word") and shown[19].startswith("word word") and not any(shown[20:])
+    assert max(len(line) for line in shown) < 80  # nothing written into the last column: no wrap
     term.driver.status_line("short")
     shown = term.flush()
-    assert shown[18] == "short" and not any(shown[20:])
+    assert shown[18] == "short" and not any(shown[19:])
     assert all(line.startswith(("A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N",
                                 "O", "P")) for line in shown[2:18])
 
@@ -128,7 +141,7 @@ def test_store_messages_go_to_the_message_line_not_over_the_board():
     finally:
         root.removeHandler(printing)
     shown = term.flush()
-    assert shown[19] == "game store redis://x is unreachable\\x1b[2J"  # escaped: one line, no escape
+    assert shown[20] == "game store redis://x is unreachable\\x1b[2J"  # escaped: one line, no escape
     assert shown[:18] == board[:18] and stderr.getvalue() == ""
 
 

@@ -433,9 +433,9 @@ def _confirm_hint(ui: Ui) -> str:
     answer = "NO" if ui.choice == 0 else "YES"
     item = HOST_ITEMS[ui.menu_item]
     if item == "quit":
-        kept = ("the game is saved: start the console again to resume it" if ui.store_keeps else
-                "the store is memory://, which keeps nothing: this game will be lost")
-        return f"Quit mid-game? {kept} ({answer} chosen; q again or A on YES quits, B goes back)"
+        kept = ("The game is saved: start again to resume it." if ui.store_keeps else
+                "The store memory:// keeps nothing: this game will be lost.")
+        return f"Quit mid-game? {kept} q again or A on YES quits, B goes back ({answer} chosen)"
     what = "Abandon this game for a new one" if item == "new_game" else "Power the box off"
     return f"{what}? ({answer} chosen, left/right switches, A confirms, B goes back)"
 

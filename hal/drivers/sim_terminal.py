@@ -6,9 +6,9 @@ letters A..P on the left) so that players can name cells as on the printed board
 the board (the status columns) and rows past P have no label. Every frame is redrawn in place
 from the top-left corner so the picture does not scroll.
 
-Under the panel are two lines: the status (what the panel asks for) and a message line (the
-store's warnings, routed here by the simulator so that they never scribble over the board). Both
-are cut to the terminal's width and every line ends clearing the rest of it, and the screen
+Under the panel are three lines: the status (what the panel asks for, wrapped onto two lines)
+and a message line (the store's warnings, routed here by the simulator so that they never
+scribble over the board). All are cut to the terminal's width and every line ends clearing the rest of it, and the screen
 below is cleared, so no text of an earlier frame stays. A terminal too small for the panel gets
 one line saying what size it needs instead of a broken picture; a resize redraws everything.
 """
@@ -16,7 +16,10 @@ one line saying what size it needs instead of a broken picture; a resize redraws
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import textwrap
+import threading
 from typing import Callable, TextIO
 
 from hal.drivers.base import Driver
@@ -36,7 +39,8 @@ SHOW_CURSOR = ESC + "?25h"
 RESET = ESC + "0m"
 BLACK_BACKGROUND = ESC + "40m"
 HEADER_LINES = 2
-FOOTER_LINES = 2  # the status line and the message line
+STATUS_LINES = 2  # a hint may wrap onto a second line
+FOOTER_LINES = STATUS_LINES + 1  # the status lines and the message line
 # Distinct colours whose escape sequences are kept; the board has 480, animations add some more.
 DOT_CACHE_SIZE = 4096
 
@@ -80,6 +84,7 @@ class TerminalDriver(Driver):
         self._running = False
         self._drawn_size: tuple[int, int] | None = None
         self._last = Frame(width, height)
+        self._previous_winch = None  # SIGWINCH's handler before ours, while we draw on a terminal
 
     @property
     def needed(self) -> tuple[int, int]:
@@ -95,18 +100,42 @@ class TerminalDriver(Driver):
     def status_line(self, text: str) -> None:
         """Show one line of text under the panel (hints such as "pass to red, others look away")."""
         self.status = text
-        self._write_line(1, text)
+        for i, line in enumerate(self._status_lines()):
+            self._write_line(1 + i, line)
 
     def message_line(self, text: str) -> None:
         """Show a message (a store warning) on the line under the status."""
         self.message = text
-        self._write_line(2, text)
+        self._write_line(1 + STATUS_LINES, text)
+
+    def on_resize(self, *_: object) -> None:
+        """The window changed size (SIGWINCH): draw the last frame again, all of it, at once,
+        even on a still screen that sends no new frame."""
+        if self._running:
+            self._draw(self._last)
 
     def close(self) -> None:
+        if self._previous_winch is not None:
+            signal.signal(signal.SIGWINCH, self._previous_winch)
+            self._previous_winch = None
         if self._running:
             self.stream.write(RESET + SHOW_CURSOR + "\n")
             self.stream.flush()
             self._running = False
+
+    def _watch_resizes(self) -> None:
+        """On a real terminal, from the main thread (where Python runs signal handlers)."""
+        if (self.size() is not None and hasattr(signal, "SIGWINCH")
+                and threading.current_thread() is threading.main_thread()):
+            self._previous_winch = signal.signal(signal.SIGWINCH, self.on_resize)
+
+    def _status_lines(self) -> list[str]:
+        """The status wrapped at words onto STATUS_LINES lines of the terminal's width (the
+        last one cut), always that many lines so a shorter hint clears a longer one."""
+        width = max(1, (self._drawn_size or (10**6, 0))[0] - 1)
+        lines = textwrap.wrap(self.status, width) or [""]
+        lines = lines[:STATUS_LINES] + [""] * (STATUS_LINES - len(lines))
+        return [line[:width] for line in lines]
 
     def _fit(self, text: str) -> str:
         size = self._drawn_size
@@ -130,6 +159,8 @@ class TerminalDriver(Driver):
         parts = [HOME]
         if not self._running or size != self._drawn_size:
             parts = [HIDE_CURSOR, RESET, CLEAR_SCREEN, HOME]  # first frame, or a resize: all anew
+            if not self._running:
+                self._watch_resizes()
             self._running, self._drawn_size = True, size
         if not self._fits(size):
             columns, lines = self.needed
@@ -147,7 +178,7 @@ class TerminalDriver(Driver):
             start = y * row_bytes
             parts.extend(self._dot(pixels[i : i + 3]) for i in range(start, start + row_bytes, 3))
             parts.append(RESET + CLEAR_TO_END_OF_LINE + "\n")
-        parts.append(self._fit(self.status) + CLEAR_TO_END_OF_LINE + "\n")
+        parts.extend(line + CLEAR_TO_END_OF_LINE + "\n" for line in self._status_lines())
         parts.append(self._fit(self.message) + CLEAR_TO_END_OF_LINE + CLEAR_BELOW)
         self.stream.write("".join(parts))
         self.stream.flush()
