@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from console.game import rules
-from console.game.board import ALL_CELLS, COLS, ROWS, Cell, distance
+from console.game.board import ALL_CELLS, Cell, distance
 from console.view.palette import PAWN_COLORS, board_colors
 from console.view.render import CanvasError, describe, render
-from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Pawn, Place, SkipClue
+from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place, SkipClue
 from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SCREENS, SetupChoices, Ui
 from tests.gameplay import c, play_round
 
@@ -57,7 +57,7 @@ def differs(a, b, by: int = 150) -> bool:
 
 def test_board_cells_show_their_palette_colour():
     state = rules.apply(new(), ChooseTarget(new().card_cells[0]))  # clue1: no pawns, no cursor
-    frame = render(state, Ui(screen="play", since=0.0), t=3.0)  # after the CLUE banner
+    frame = render(state, Ui(screen="play", since=0.0), t=3.0)  # nothing covers the board
     assert all(at(frame, cell) == cell_rgb(cell) for cell in ALL_CELLS)
 
 

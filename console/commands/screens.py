@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 from console.commands.common import UsageError
 from console.game import rules
 from console.game.board import parse_cell
-from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Next, Place
+from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
 from console.view.render import render
 from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SetupChoices, Ui
 from hal.frame import Frame

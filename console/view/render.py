@@ -49,7 +49,6 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from console.view import font
 from console.view import screens
 from console.game.board import COLS, ROWS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
