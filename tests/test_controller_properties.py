@@ -30,7 +30,8 @@ def test_any_button_sequence_keeps_the_console_consistent(presses, gaps, seed):
                 ui = controller.open_host_menu(ui, t)
             continue
         if button == "quit":  # the simulator's q mid-game
-            if game is not None and not rules.is_terminal(game) and ui.screen != "confirm":
+            if game is not None and not rules.is_terminal(game) and not (
+                    ui.screen == "confirm" and controller.HOST_ITEMS[ui.menu_item] == "quit"):
                 ui = controller.open_quit(ui, t)
             continue
         step = controller.handle(game, ui, button, t, rng)

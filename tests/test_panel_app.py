@@ -310,3 +310,8 @@ def test_quitting_from_the_host_menu_and_saying_no_goes_back_to_the_game():
     assert app.ui.screen == "confirm"
     player.tap("b")
     assert app.ui.screen == "play" and app.ui.menu_return is None and app.running
+    player.hold("start", HOST_MENU_HOLD_S + 0.1)
+    player.taps("down", "a")  # NEW? asks first
+    player.tap(QUIT, terminal=True)  # q there asks about quitting, it does not quit
+    assert app.running and "Quit mid-game" in describe(app.game, app.ui)
+    assert "saved" in describe(app.game, replace(app.ui, store_keeps=True))

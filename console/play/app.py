@@ -215,7 +215,8 @@ class ConsoleApp:
         """q in the simulator (and Ctrl-C): at once, unless a game is under way; then it asks
         first, and a second q quits."""
         under_way = self.game is not None and not rules.is_terminal(self.game)
-        if under_way and self.ui.screen != "confirm":
+        asked = self.ui.screen == "confirm" and controller.HOST_ITEMS[self.ui.menu_item] == "quit"
+        if under_way and not asked:
             self._apply(controller.Step(self.game, controller.open_quit(self.ui, now)), now)
             return
         self.running = False
