@@ -139,6 +139,12 @@ class ConsoleApp:
         self.journal("resumed", record)
         self.ui = replace(self.ui, screen="resume", choice=0)
 
+    def put_on(self, game: GameState | None, ui: Ui, now: float) -> None:
+        """Show `game` on `ui`'s screen from now, as if a press had opened it (the benchmark's
+        busy game): no grace for the presses that follow."""
+        self.game, self.ui = game, ui
+        self._shown = controller.screen_key(ui, now)
+
     def _last_winners(self) -> tuple[str, ...]:
         finished = (g for g in self.store.history(10) if g.get("status") == "finished")
         return tuple(next(finished, {}).get("winner_colors", ()))
