@@ -94,6 +94,15 @@ def test_bench_figures_have_every_key(monkeypatch):
     assert 0 <= bench.idle_cpu_figure(seconds=0.3) < 1
 
 
+def test_bench_web_figures_have_every_key():
+    """The web parts, briefly: a tap reaches every phone; the loop runs with a phone connected."""
+    phones = bench.phone_figures(phones=3, taps=10)
+    assert phones["phones"] == 3 and phones["p99"] >= phones["p50"] > 0
+    latency = bench.latency_figures(seconds=0.3, web=True)
+    assert latency["events"] > 0
+    assert 0 <= bench.idle_cpu_figure(seconds=0.3, web=True) < 1
+
+
 def test_play_on_the_sim_png_driver_takes_the_keys_and_writes_the_picture(isolated, tmp_path, monkeypatch):
     """sim-png is usable: `play` with `driver.name: sim-png` reads the keyboard like the terminal
     simulator and keeps the PNG file up to date. The keyboard here quits after the first frame."""

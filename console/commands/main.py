@@ -100,6 +100,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     return export_main(open_store(args.config), args.game, sys.stdout)
 
 
+def cmd_sticker(args: argparse.Namespace) -> int:
+    from console.commands.sticker import sticker_main
+
+    return sticker_main(args.config, args.out, args.url)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a wrong argument is one line (`hues-console render: ...`), exit status 2,
     instead of the usage text and the error; `--help` still shows the usage."""
@@ -193,6 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.set_defaults(run=cmd_bench)
 
+    p = command("sticker", "a QR code with the box's address for the phones, to stick on the box")
+    p.add_argument("--out", required=True, metavar="FILE", type=output_path, help="the picture: .svg, .png, .pdf or .eps")
+    p.add_argument("--url", help="the address to encode (default: the configured web server's)")
+    p.set_defaults(run=cmd_sticker)
+
     p = command("check-config", "check a configuration file and report every problem")
     p.add_argument("file", nargs="?", help="the file to check (default: the one the console would use)")
     p.set_defaults(run=cmd_check_config)
@@ -254,9 +265,8 @@ class _OneLineFormatter(logging.Formatter):
 
 
 def escaped_log_handler(stream, fmt: str = "%(message)s") -> logging.Handler:
-    """Log lines as Python prints them by default (the message alone, warnings and worse), but
-    escaped: a warning quotes what the store holds (a game id...), which must not reach the
-    terminal or the journal raw."""
+    """Log lines in the format `fmt`, escaped on one line: a warning quotes what the store holds
+    (a game id...), which must not reach the terminal or the journal raw."""
     handler = logging.StreamHandler(stream)
     handler.setFormatter(_OneLineFormatter(fmt))
     return handler

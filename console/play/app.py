@@ -21,8 +21,10 @@ from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
+from console.play.remote import Chore, RemoteCommand, handle_remote
 from console.store.format import NotDurableError
 from console.view.ui import Ui
+from hal.frame import Frame
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
 from hal.output import OutputStage, Panel
@@ -33,6 +35,14 @@ BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 
 class InputSource(Protocol):
     def poll(self, now: float) -> None: ...
+
+
+class Publisher(Protocol):
+    """Who hears of each new state and each frame pushed (the web companion's hub)."""
+
+    def publish_state(self, game: GameState | None, ui: Ui, now: float) -> None: ...
+
+    def publish_frame(self, frame: Frame) -> None: ...
 
 
 @dataclass
@@ -64,6 +74,8 @@ class ConsoleApp:
         hint: Callable[[str], None] | None = None,
         journal: Callable[[str, Any], None] | None = None,
         idle_timeout_s: float = 0.0,
+        publisher: Publisher | None = None,
+        room_codes: Callable[[], str] | None = None,
         notifier: SystemdNotifier | None = None,
         boot_clock: Callable[[], float] = lambda: time.clock_gettime(time.CLOCK_BOOTTIME),
     ):
@@ -89,6 +101,9 @@ class ConsoleApp:
         self._menu_opened = False  # this Start hold has opened the host menu already
         self._shown = ("", "")  # controller.screen_key of what the panel shows
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
+        self.publisher = publisher
+        self.room_codes = room_codes  # a new code for the phones to join with, each game
+        self._published: tuple = (None, None)
         # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
         # box the first frame's time since boot is logged and kept for `diag`.
         self.notifier = notifier
@@ -111,7 +126,8 @@ class ConsoleApp:
             self.stage.set_brightness(brightness)
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
                      last_winners=self._last_winners(), colors=self.colors,
-                     store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"))
+                     store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
+                     room_code=self.room_codes() if self.room_codes else "")
         self._offer_resume()
         self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
 
@@ -175,7 +191,13 @@ class ConsoleApp:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
         self._push(now)
 
-    def _on_event(self, event: InputEvent, now: float) -> None:
+    def _on_event(self, event: InputEvent | RemoteCommand | Chore, now: float) -> None:
+        if isinstance(event, RemoteCommand):
+            self._on_remote(event, now)
+            return
+        if isinstance(event, Chore):
+            event.run(self.store)
+            return
         if event.button == QUIT:
             if event.kind != RELEASE:
                 self._quit(now)
@@ -190,10 +212,22 @@ class ConsoleApp:
             log.debug("%s ignored: the screen changed by itself %.2f s ago", event.button,
                       now - self._changed_by_itself_at)
             return
-        self._apply(controller.handle(self.game, self.ui, event.button, now, self.rng), now)
+        self._take_step(controller.handle(self.game, self.ui, event.button, now, self.rng), now)
 
-    def _apply(self, step: controller.Step, now: float) -> None:
-        """Store the step's actions, then take its states; what a press changes is no surprise."""
+    def _on_remote(self, command: RemoteCommand, now: float) -> None:
+        """A phone's request: done like a press (no grace after it), or refused with the engine's
+        message."""
+        try:
+            step = handle_remote(self.game, self.ui, command, now, self.rng)
+        except RuleError as exc:
+            command.reply(str(exc))
+            return
+        self._last_input = now
+        taken = self._take_step(step, now)
+        command.reply(None if taken else "the box could not store that move (its disk is full): it is not taken")
+
+    def _take_step(self, step: controller.Step, now: float) -> bool:
+        """Store the step's actions, then show it; False when the store refused some of them."""
         before_game, before_ui = self.game, self.ui
         if step.abandon:
             self.store.abandon()
@@ -202,9 +236,11 @@ class ConsoleApp:
             self.game = kept
             self.ui = before_ui if kept is before_game else controller.screen_for(kept, before_ui, now)
             self.ui = replace(self.ui, disk_full=True)
-            return
+            return False
         self.game, self.ui = step.game, step.ui
         self._shown = controller.screen_key(self.ui, now)
+        if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
+            self.ui = replace(self.ui, room_code=self.room_codes())
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)
         ):
@@ -216,6 +252,7 @@ class ConsoleApp:
             self.powering_off = controller.HOST_ITEMS[self.ui.menu_item] == "power_off"
             log.info("the host chose to %s", "power off" if self.powering_off else "quit")
             self.running = False
+        return True
 
     def _quit(self, now: float) -> None:
         """q in the simulator (and Ctrl-C): at once, unless a game is under way; then it asks
@@ -223,7 +260,7 @@ class ConsoleApp:
         under_way = self.game is not None and not rules.is_terminal(self.game)
         asked = self.ui.screen == "confirm" and controller.HOST_ITEMS[self.ui.menu_item] == "quit"
         if under_way and not asked:
-            self._apply(controller.Step(self.game, controller.open_quit(self.ui, now)), now)
+            self._take_step(controller.Step(self.game, controller.open_quit(self.ui, now)), now)
             return
         self.running = False
 
@@ -265,7 +302,7 @@ class ConsoleApp:
         elif (held >= controller.HOST_MENU_HOLD_S and not self._menu_opened
               and controller.host_menu_opens(self.game, self.ui)):
             self._menu_opened = True
-            self._apply(controller.Step(self.game, controller.open_host_menu(self.ui, now)), now)
+            self._take_step(controller.Step(self.game, controller.open_host_menu(self.ui, now)), now)
         progress, held = 0.0, self._holds[self.shutdown.button].seconds(now)
         if held and self.shutdown.poweroff is not None:
             progress = min(1.0, held / self.shutdown.hold_s)
@@ -278,8 +315,14 @@ class ConsoleApp:
 
     def _push(self, now: float) -> None:
         layout = self.panel.layout
-        if self.panel.show(render(self.game, self.ui, now, layout.width, layout.height)):
+        frame = render(self.game, self.ui, now, layout.width, layout.height)
+        if self.panel.show(frame):
             self.stats.frames_pushed += 1
+            if self.publisher is not None:
+                self.publisher.publish_frame(frame)
+        if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
+            self._published = (self.game, self.ui)
+            self.publisher.publish_state(self.game, self.ui, now)
         if self.notifier is not None:
             if self.stats.frames_pushed == 1 and not self.notifier.ready:
                 boot_s = round(self._boot_clock(), 2)

@@ -82,6 +82,7 @@ class Ui:
     menu_item: int = 0  # the host menu's item (HOST_ITEMS index), also what a confirm asks about
     menu_return: tuple[str, float] | None = None  # the game screen (and its start) a menu returns to
     store_keeps: bool = True  # False for memory://, which keeps nothing once the console exits
+    room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
 
     def handoff_armed(self, t: float) -> bool:
         """The hand-off has had its first A and waits for the second."""
