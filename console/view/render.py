@@ -407,7 +407,7 @@ def _hint(state: GameState | None, ui: Ui) -> str:
         return _confirm_hint(ui)
     giver = _name(state, state.giver)
     if screen == "handoff":
-        if ui.handoff_armed(ui.armed_at):
+        if ui.armed_at >= 0:  # the first A came (the hint is not redrawn when the wait runs out)
             return f"{giver}: press A again to see your card (everyone else look away)"
         return f"Pass the controls to {giver}, everyone else look away (A twice when ready)"
     if screen == "secret":
