@@ -77,6 +77,8 @@ def scenes() -> Iterator[Scene]:
         game, Ui(screen="secret", card_choice=1), 0.65)
     yield "guessing", "guessing: pawns, the cursor in the guesser's colour, the loupe", lambda: render(
         guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.45)
+    yield "guessing-blink", "the same a moment later: pawns dark, the cursor's contrast phase", lambda: render(
+        guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.75)
     yield "second-clue", "the second clue: C (clue) or P (pass) in the status columns", lambda: render(
         second, Ui(screen="play"), 0.2)
     yield "reveal", "the reveal: the scoring frame flashes around the target", lambda: render(
