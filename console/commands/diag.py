@@ -400,7 +400,7 @@ def diag_main(config_path: str | None, simulator: bool, script: str | None, png:
         return _run_scripted(config, script, png)
     if png is not None:
         raise UsageError("--png goes with diag --headless --script FILE")
-    print(boot_time_line(store_for(config).get_setting(BOOT_TO_FIRST_FRAME)), flush=True)
+    print(boot_time_line(store_for(config, read_only=True).get_setting(BOOT_TO_FIRST_FRAME)), flush=True)
     pins = dataclasses.asdict(config.input.pins)
     return run_interactive(
         config, simulator, "diag",
