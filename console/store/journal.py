@@ -54,8 +54,8 @@ def decode_entries(data: bytes) -> tuple[list[dict], int]:
         if not raw.endswith(b"\n"):
             break  # torn: the power went in the middle of this write
         text = raw[9:-1]
-        try:
-            ok = raw[8:9] == b" " and int(raw[:8], 16) == zlib.crc32(text)
+        try:  # the exact text of the crc (int() would also take " 1f" or "1_f")
+            ok = raw[8:9] == b" " and raw[:8] == b"%08x" % zlib.crc32(text)
             entry = json.loads(text) if ok else None
         except (ValueError, RecursionError):
             entry = None
