@@ -5,6 +5,7 @@ clients that wait for what they expect (each wait has a timeout; nothing sleeps 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import random
@@ -150,3 +151,13 @@ class Phone:
 
     def close(self) -> None:
         self.ws.close()
+
+
+def in_own_loop(coroutine):
+    """Run a coroutine on a loop of its own in a thread (Playwright's sync API, used by other
+    tests of the session, keeps a running loop in this one)."""
+    result = []
+    thread = threading.Thread(target=lambda: result.append(asyncio.run(coroutine)))
+    thread.start()
+    thread.join(10)
+    return result[0]

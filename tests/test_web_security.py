@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import urllib.error
 import urllib.request
 
@@ -20,7 +19,7 @@ from console.web.seats import CODE_LETTERS, Attempts, SeatBook, new_room_code
 from console.web.server import MAX_MESSAGE_BYTES, origin_allowed
 from hal.inputs.events import EventQueue
 from tests.fakes import FakeClock
-from tests.phones import PhoneTable
+from tests.phones import PhoneTable, in_own_loop
 
 
 @pytest.fixture(scope="module")
@@ -199,9 +198,7 @@ def test_a_phone_that_floods_without_reading_is_dropped():
     async def connect_it():
         await PhoneConnection(room, stuck).run()
 
-    thread = threading.Thread(target=asyncio.run, args=(connect_it(),))  # its own loop, whatever
-    thread.start()  # else runs in this thread (Playwright's sync API keeps one there)
-    thread.join(10)
+    in_own_loop(connect_it())
     assert stuck.closed_with == 1008 and next(stuck.messages, None) is not None  # dropped before the end
 
 
