@@ -52,8 +52,10 @@ def handle(
         return _resume(game, ui, button, t)
     if screen == "setup":
         return _setup(game, ui, button, t, rng)
-    if screen == "handoff":
-        return Step(game, _to(ui, "secret", t, card_choice=0)) if button == "a" else Step(game, ui)
+    if screen == "handoff":  # a giver with a phone chooses there: the panel never shows their card
+        if button == "a" and game.giver not in ui.phone_seats:
+            return Step(game, _to(ui, "secret", t, card_choice=0))
+        return Step(game, ui)
     if screen == "secret":
         return _secret(game, ui, button, t)
     if screen == "play":

@@ -72,6 +72,7 @@ class Ui:
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
     room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
+    phone_seats: tuple[int, ...] = ()  # seats a phone holds: such a giver chooses on the phone
 
     def reveal_stage(self, t: float) -> str:
         """`frame`, `points` or `scores`: where the reveal animation is at time t."""

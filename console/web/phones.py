@@ -21,7 +21,7 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, Chore, RemoteCommand
+from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, Chore, RemoteCommand, SeatsHeld
 from console.web.hub import Hub
 from console.web.messages import Message, MessageError, parse_message
 from console.web.seats import SEATS_SETTING, Attempts, SeatBook, SeatError, is_token
@@ -68,9 +68,11 @@ class PhoneRoom:
             self.phones.discard(phone)
 
     def seats_changed(self) -> None:
-        """Keep the seats in the store (in the app's thread) and show every phone who sits where."""
+        """Keep the seats in the store (in the app's thread), tell the app which seats phones
+        hold, and show every phone who sits where."""
         saved = self.book.saved()
         self.events.put(Chore(lambda store: store.set_setting(SEATS_SETTING, saved)))
+        self.events.put(SeatsHeld(self.book.taken))
         for phone in self.phones:
             phone.wake()
 
