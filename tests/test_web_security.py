@@ -24,9 +24,17 @@ from tests.phones import PhoneTable, in_own_loop
 
 
 @pytest.fixture(scope="module")
-def table():
+def console():
     with PhoneTable() as t:
         yield t
+
+
+@pytest.fixture
+def table(console):
+    """The module's console, with no wrong code counted yet (every test comes from 127.0.0.1)."""
+    console.web.room.attempts._wrong.clear()
+    console.web.room.attempts._all.clear()
+    return console
 
 
 def get(url: str) -> tuple[int, dict, bytes]:
@@ -81,6 +89,9 @@ def test_an_oversized_message_closes_the_connection(table):
     ('{"t": "take", "n": 1, "seat": -1}', "take: seat must be a whole number from 0 to 99"),
     ('{"t": "brightness", "n": 1, "delta": 5}', "brightness: delta must be 1 or -1"),
     ('{"t": "new_game", "n": 1, "players": 4, "variant": "chess"}', "new_game: variant must be cards or free"),
+    ("[" * 1000, "not a JSON message"),  # past the JSON parser's recursion limit
+    (r'{"t": "join", "n": 1, "code": "\u00c4\u00d6\u20ac\ud800"}', "that is not the code on the panel"),
+    (r'{"t": "host", "n": 1, "pin": "\u0661\u0662\u0663\u0664"}', "wrong host PIN"),
 ])
 def test_malformed_messages_are_refused_with_what_is_wrong(table, text, why):
     phone = table.phone()
@@ -113,8 +124,6 @@ def test_guessing_the_room_code_is_rate_limited_per_address(table):
         assert phone.refusal() == "that is not the code on the panel"
     phone.send("join", code=table.code)  # even the right code waits now
     assert phone.refusal().startswith("too many wrong tries: wait")
-    table.web.room.attempts._wrong.clear()
-    table.web.room.attempts._all.clear()
 
 
 def test_attempts_open_again_after_the_window_and_cap_all_addresses_together():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import logging
 from importlib import resources
 from typing import Any, Callable
 
@@ -28,6 +29,7 @@ from console.web.seats import SEATS_SETTING, Attempts, SeatBook, SeatError, is_t
 from console.web.server import origin_allowed
 from console.web.views import board_message, seat_view
 
+log = logging.getLogger("hues-console")
 ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
           "/phone.js": ("phone.js", "text/javascript; charset=utf-8"),
           "/phone.css": ("phone.css", "text/css; charset=utf-8")}
@@ -75,6 +77,11 @@ class PhoneRoom:
         self.events.put(SeatsHeld(self.book.taken))
         for phone in self.phones:
             phone.wake()
+
+
+def _same(given: str, secret: str) -> bool:
+    """In constant time; as bytes, since compare_digest refuses non-ASCII text with a TypeError."""
+    return hmac.compare_digest(given.encode("utf-8", "replace"), secret.encode())
 
 
 class PhoneConnection:
@@ -151,6 +158,9 @@ class PhoneConnection:
                 self._handle(message)
             except (MessageError, SeatError) as exc:
                 self.send({"t": "refused", "n": self._n_of(raw), "why": str(exc)})
+            except Exception:  # a bug here must not end the phone's connection, nor reach it
+                log.exception("a phone's message could not be handled")
+                self.send({"t": "refused", "n": self._n_of(raw), "why": "the box could not handle that message"})
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return
@@ -159,7 +169,7 @@ class PhoneConnection:
     def _n_of(raw: dict) -> int | None:
         try:
             n = json.loads(raw.get("text") or "null").get("n")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             return None
         return n if isinstance(n, int) and not isinstance(n, bool) else None
 
@@ -197,9 +207,9 @@ class PhoneConnection:
             raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s")
         if verb == "join":
             code = self.room.hub.snapshot.ui.room_code
-            right = bool(code) and hmac.compare_digest(fields["code"].strip().upper(), code)
+            right = bool(code) and _same(fields["code"].strip().upper(), code)
         else:
-            right = bool(self.room.host_pin) and hmac.compare_digest(fields["pin"], self.room.host_pin)
+            right = bool(self.room.host_pin) and _same(fields["pin"], self.room.host_pin)
         if not right:
             self.room.attempts.wrong(self.address)
             raise SeatError("that is not the code on the panel" if verb == "join" else "wrong host PIN")
