@@ -212,6 +212,22 @@ def test_a_phone_that_floods_without_reading_is_dropped():
     assert stuck.closed_with == 1008 and next(stuck.messages, None) is not None  # dropped before the end
 
 
+def test_a_phone_sending_faster_than_a_person_taps_is_slowed_down(table, monkeypatch):
+    clock = FakeClock(1000.0)
+    monkeypatch.setattr(table.web.room, "clock", clock)
+    phone = table.phone()
+    for n in range(1, 201):
+        phone.send_raw(json.dumps({"t": "take_back", "n": n}))
+    table.settle()
+    clock.sleep(1.0)  # a second later there is room for messages again
+    phone.send_raw("end")
+    refusals = []
+    while not refusals or refusals[-1] != "not a JSON message":
+        refusals.append(phone.refusal())
+    assert refusals.count("too many messages: slow down (until then, messages are dropped)") >= 1
+    assert refusals.count("type the room code the panel shows first") == 60  # the burst; the rest dropped
+
+
 def test_the_wrong_try_memory_stays_bounded():
     attempts = Attempts(FakeClock(), limit=5, total_limit=30)
     for i in range(5000):

@@ -22,7 +22,7 @@ class WebCompanion:
                  clock: Callable[[], float] = time.monotonic, more_routes: Iterable[Sequence] = ()) -> None:
         self.hub = Hub()
         book = SeatBook(len(colors), store.get_setting(SEATS_SETTING, None))
-        self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin)
+        self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin, clock)
         events.put(SeatsHeld(book.taken))  # the seats kept from before a restart
         self.asgi = build_web_app([self.room.routes(), *more_routes])
         self.server = WebServer(self.asgi, config.address, config.port)

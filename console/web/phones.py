@@ -14,6 +14,7 @@ import asyncio
 import hmac
 import json
 import logging
+import time
 from importlib import resources
 from typing import Any, Callable
 
@@ -34,7 +35,8 @@ ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
           "/phone.js": ("phone.js", "text/javascript; charset=utf-8"),
           "/phone.css": ("phone.css", "text/css; charset=utf-8")}
 MAX_PHONES = 32
-MAX_OUTBOX = 64  # messages waiting for a phone that does not read them: past this it is dropped
+MAX_OUTBOX = 32  # messages waiting for a phone that does not read them: past this it is dropped
+RATE_PER_S, BURST = 30.0, 60  # a phone's messages: a person taps a few a second
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
 
 
@@ -45,8 +47,10 @@ def asset(name: str) -> bytes:
 class PhoneRoom:
     """Every phone connection of the console, their seats and the app's queue they talk to."""
 
-    def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "") -> None:
+    def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "",
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
+        self.clock = clock  # paces each phone's messages
         self.phones: set[PhoneConnection] = set()
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
 
@@ -79,6 +83,10 @@ class PhoneRoom:
             phone.wake()
 
 
+class Dropped(Exception):
+    """A message past the rate, after the one refusal that said so: no answer at all."""
+
+
 def _same(given: str, secret: str) -> bool:
     """In constant time; as bytes, since compare_digest refuses non-ASCII text with a TypeError."""
     return hmac.compare_digest(given.encode("utf-8", "replace"), secret.encode())
@@ -98,6 +106,7 @@ class PhoneConnection:
         self._last_view = ""
         self._woken = False
         self.flooded = False
+        self._allowance, self._checked, self._slowed = float(BURST), room.clock(), False
         client = websocket.client
         self.address = client.host if client else "?"
 
@@ -153,9 +162,12 @@ class PhoneConnection:
             if raw["type"] == "websocket.disconnect":
                 return
             try:
+                self._pace()
                 message = parse_message(raw.get("text"), self.last_n)
                 self.last_n = message.n
                 self._handle(message)
+            except Dropped:
+                pass
             except (MessageError, SeatError) as exc:
                 self.send({"t": "refused", "n": self._n_of(raw), "why": str(exc)})
             except Exception:  # a bug here must not end the phone's connection, nor reach it
@@ -164,6 +176,21 @@ class PhoneConnection:
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return
+            await asyncio.sleep(0)  # the writer's turn: answers go out as messages come in
+
+    def _pace(self) -> None:
+        """A token bucket: BURST messages at once, RATE_PER_S a second after that; more is refused
+        before it is even read, so one phone cannot fill the app's queue."""
+        now = self.room.clock()
+        self._allowance = min(float(BURST), self._allowance + (now - self._checked) * RATE_PER_S)
+        self._checked = now
+        if self._allowance < 1:
+            if self._slowed:
+                raise Dropped()
+            self._slowed = True
+            raise MessageError("too many messages: slow down (until then, messages are dropped)")
+        self._allowance -= 1
+        self._slowed = False
 
     @staticmethod
     def _n_of(raw: dict) -> int | None:
