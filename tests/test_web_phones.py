@@ -181,7 +181,7 @@ def test_phones_and_the_joystick_mix(table):
     guessers = [table.phone().join(table.code, seat) for seat in (1, 2)]  # red plays on the joystick
     guessers[0].send("new_game", players=3, variant="cards", first_giver=0)
     guessers[0].view(lambda v: v["game"] is not None)
-    table.press("a")  # the joystick takes the hand-off: the panel's secret screen
+    table.press("a", 2)  # the joystick takes the hand-off (A twice): the panel's secret screen
     table.wait_until(lambda: table.app.ui.screen == "secret")
     table.press("a")  # and chooses the card's first colour
     guessers[0].view(lambda v: v["game"]["phase"] == "clue1")
@@ -195,14 +195,14 @@ def test_phones_and_the_joystick_mix(table):
 
 def test_a_giver_with_a_phone_never_gets_the_card_on_the_panel(table):
     phones = seated_three(table)
-    table.press("a")  # someone at the joystick tries to open the giver's secret screen
+    table.press("a", 2)  # someone at the joystick tries to open the giver's secret screen
     table.settle()
     assert table.app.ui.screen == "handoff"  # it stays closed: the card is on the giver's phone
     phones[1].send("free_seat", seat=0)
     assert phones[1].refusal() == "only the host can free another phone's seat"
     phones[0].send("leave")  # the giver's phone is gone (or the host freed the seat)
     table.wait_until(lambda: 0 not in table.app.ui.phone_seats)
-    table.press("a")
+    table.press("a", 2)
     table.wait_until(lambda: table.app.ui.screen == "secret")  # the joystick is the way now
 
 
