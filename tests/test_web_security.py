@@ -31,7 +31,12 @@ def console():
 
 @pytest.fixture
 def table(console):
-    """The module's console, with no wrong code counted yet (every test comes from 127.0.0.1)."""
+    """The module's console with no phone of an earlier test connected and no wrong code counted
+    yet (every test comes from 127.0.0.1)."""
+    for phone in console.phones:
+        phone.close()
+    console.phones.clear()
+    console.wait_until(lambda: not console.web.room.phones)
     console.web.room.attempts._wrong.clear()
     console.web.room.attempts._all.clear()
     return console
@@ -216,9 +221,11 @@ def test_a_phone_sending_faster_than_a_person_taps_is_slowed_down(table, monkeyp
     clock = FakeClock(1000.0)
     monkeypatch.setattr(table.web.room, "clock", clock)
     phone = table.phone()
+    phone.expect("view")  # connected: its connection is in the room, alone
+    (connection,) = table.web.room.phones
     for n in range(1, 201):
         phone.send_raw(json.dumps({"t": "take_back", "n": n}))
-    table.settle()
+    table.wait_until(lambda: connection.messages_read == 200)
     clock.sleep(1.0)  # a second later there is room for messages again
     phone.send_raw("end")
     refusals = []

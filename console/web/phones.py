@@ -106,6 +106,7 @@ class PhoneConnection:
         self._last_view = ""
         self._woken = False
         self.flooded = False
+        self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
         self._allowance, self._checked, self._slowed = float(BURST), room.clock(), False
         client = websocket.client
         self.address = client.host if client else "?"
@@ -161,6 +162,7 @@ class PhoneConnection:
             raw = await self.websocket.receive()
             if raw["type"] == "websocket.disconnect":
                 return
+            self.messages_read += 1
             try:
                 self._pace()
                 message = parse_message(raw.get("text"), self.last_n)
