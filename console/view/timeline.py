@@ -19,13 +19,13 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator
 
 from console.game import rules
-from console.game.rules import Action, GameState, Next, Pawn, Place, SkipClue
+from console.game.rules import Action, GameState, Next, Pawn, Place, SkipClue, TakeBack
 from console.view.render import render
 from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
 from hal.frame import Frame
 
 HANDOFF_S = 1.5  # a round starts: the controls pass to the giver
-CLUE_S = 2.5  # the first clue (the panel's CLUE banner)
+CLUE_S = 2.5  # the first clue (the board, the giver in the status columns)
 GUESS_S = 1.2  # one pawn placed, the cursor on it
 SECOND_CLUE_S = 1.5  # CLUE or PASS, the giver's choice lit
 REVEAL_S = REVEAL_SCORES_S + 2 * SCOREBOARD_PAGE_S  # frame, points, then two scoreboard pages
@@ -142,6 +142,10 @@ def replay_timeline(actions: Iterable[Action], ui: Ui = Ui()) -> Timeline:
 def _before(state: GameState, action: Action, ui: Ui) -> Scene | None:
     """The panel just as `action` was taken in `state`."""
     phase, giver = state.phase, _name(state, state.giver)
+    if isinstance(action, TakeBack):  # the pawn still down, the target still unseen
+        pawn = state.pawns[-1]
+        return _scene(state, ui, "play", GUESS_S, f"{_name(state, pawn.player)} takes back the pawn on {pawn.cell}",
+                      cursor=pawn.cell)
     if phase == "choose_target":
         return _scene(state, ui, "handoff", HANDOFF_S, f"Round {state.round}: {giver} gives the cue")
     if phase == "clue1":
