@@ -21,7 +21,7 @@ from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
-from console.play.remote import Chore, RemoteCommand, handle_remote
+from console.play.remote import Chore, RemoteCommand, SeatsHeld, handle_remote
 from console.store.format import NotDurableError
 from console.view.ui import Ui
 from hal.frame import Frame
@@ -190,12 +190,15 @@ class ConsoleApp:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
         self._push(now)
 
-    def _on_event(self, event: InputEvent | RemoteCommand | Chore, now: float) -> None:
+    def _on_event(self, event: InputEvent | RemoteCommand | Chore | SeatsHeld, now: float) -> None:
         if isinstance(event, RemoteCommand):
             self._on_remote(event, now)
             return
         if isinstance(event, Chore):
             event.run(self.store)
+            return
+        if isinstance(event, SeatsHeld):
+            self.ui = replace(self.ui, phone_seats=event.seats)
             return
         if event.button == QUIT:
             if event.kind != RELEASE:

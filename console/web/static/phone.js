@@ -177,6 +177,7 @@ function renderGame() {
 
   const guessing = phase === "guess1" || phase === "guess2";
   show("place", guessing && myTurn && !giver && !pendingMine);
+  $("place").textContent = g.cursor && myTurn ? `Place on ${g.cursor}` : "Place here";
   show("take-back", !!pendingMine);
   show("confirm", !!pendingMine);
   show("clue", giver && (phase === "clue1" || phase === "clue2" || (myTurn && guessing)));
@@ -215,7 +216,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("next").onclick = () => send("next");
   $("leave").onclick = () => { send("leave"); localStorage.removeItem(TOKEN_KEY); };
   $("show-target").onclick = () => { showTarget = !showTarget; render(); };
-  $("open-host").onclick = () => { $("host").hidden = !$("host").hidden; };
+  $("open-host").onclick = () => { fillFirstGiver(); $("host").hidden = !$("host").hidden; };
   for (let p = 3; p <= 10; p++) $("h-players").add(new Option(String(p), String(p), p === 4, p === 4));
   $("h-players").onchange = fillFirstGiver;
   fillFirstGiver();
