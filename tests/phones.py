@@ -24,12 +24,16 @@ from hal.inputs.events import PRESS, InputEvent
 WAIT_S = 5.0
 
 
+STATE_DIR = tempfile.mkdtemp(prefix="hues-state-")
+"""Where a Redis store keeps its journal and identity (not in ~): one for the test run, so a
+second PhoneTable is the same console started again."""
+
+
 def web_config(store_url: str = "memory://", pin: str = "", port: int = 0):
     config = load_config(environ={}, etc_path="/nonexistent")
     return dataclasses.replace(
         config, web=dataclasses.replace(config.web, enabled=True, port=port, host_pin=pin),
-        store=dataclasses.replace(config.store, url=store_url,  # a Redis store's journal: not in ~
-                                  state_dir=tempfile.mkdtemp(prefix="hues-state-")))
+        store=dataclasses.replace(config.store, url=store_url, state_dir=STATE_DIR))
 
 
 class PhoneTable:
