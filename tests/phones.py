@@ -9,6 +9,7 @@ import asyncio
 import dataclasses
 import json
 import random
+import tempfile
 import threading
 from typing import Callable
 
@@ -27,7 +28,8 @@ def web_config(store_url: str = "memory://", pin: str = "", port: int = 0):
     config = load_config(environ={}, etc_path="/nonexistent")
     return dataclasses.replace(
         config, web=dataclasses.replace(config.web, enabled=True, port=port, host_pin=pin),
-        store=dataclasses.replace(config.store, url=store_url))
+        store=dataclasses.replace(config.store, url=store_url,  # a Redis store's journal: not in ~
+                                  state_dir=tempfile.mkdtemp(prefix="hues-state-")))
 
 
 class PhoneTable:

@@ -169,7 +169,6 @@ class ConsoleApp:
         """Redis is back after a start without it: offer its unfinished game once no game is on."""
         if (not self.store.resume_checked and self.store.online and self.ui.screen == "idle"
                 and (self.game is None or rules.is_terminal(self.game))):
-            self.game = None
             self._offer_resume()
 
     # --- one frame ---------------------------------------------------------------------------
