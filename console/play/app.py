@@ -19,6 +19,8 @@ from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
+from console.store.format import StoreError
+from console.view.timeline import Timeline, attract_scene, replay_timeline
 from console.view.ui import Ui
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
@@ -80,6 +82,7 @@ class ConsoleApp:
         self._last_hint = ""
         self._hinted: tuple = (None, None)
         self._held_since: float | None = None
+        self.attract: Timeline | None = None  # the last finished game's reveals, for the idle board
 
     @property
     def stage(self) -> OutputStage:
@@ -96,8 +99,10 @@ class ConsoleApp:
         brightness = self.store.get_setting("brightness", None)
         if isinstance(brightness, (int, float)) and 0 < brightness <= 1:
             self.stage.set_brightness(brightness)
+        last = self._last_finished()
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
-                     last_winners=self._last_winners(), colors=self.colors)
+                     last_winners=tuple(last.get("winner_colors", ())), colors=self.colors)
+        self.attract = self._reveals(last["game_id"]) if "game_id" in last else None
         found = self.store.unfinished()
         if found is None:
             return
@@ -109,15 +114,27 @@ class ConsoleApp:
             self.store.set_aside(game_id, str(exc))
             return
         if rules.is_terminal(self.game):
+            self.attract = self._reveals(game_id)
             self.store.finish(self.summary())
             self.game = None
             return
         self.journal("resumed", record)
         self.ui = replace(self.ui, screen="resume", choice=0)
 
-    def _last_winners(self) -> tuple[str, ...]:
+    def _last_finished(self) -> dict:
+        """The history entry of the last finished game, {} when there is none."""
         finished = (g for g in self.store.history(10) if g.get("status") == "finished")
-        return tuple(next(finished, {}).get("winner_colors", ()))
+        return next(finished, {})
+
+    def _reveals(self, game_id: str | None = None) -> Timeline | None:
+        """A stored game's reveals (default the current one), for the idle board's attract loop;
+        None when the store cannot give it or its record cannot be replayed (the board then just
+        breathes)."""
+        try:
+            return replay_timeline(action_from_json(obj) for obj in self.store.export(game_id)).reveals()
+        except (StoreError, RuleError) as exc:
+            log.warning("no attract loop: the last game %s cannot be replayed (%s)", game_id, exc)
+            return None
 
     # --- one frame ---------------------------------------------------------------------------
 
@@ -157,6 +174,7 @@ class ConsoleApp:
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)
         ):
+            self.attract = self._reveals()  # the current game's record, before finish() closes it
             self.store.finish(self.summary())
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
@@ -180,7 +198,12 @@ class ConsoleApp:
 
     def _push(self, now: float) -> None:
         layout = self.panel.layout
-        if self.panel.show(render(self.game, self.ui, now, layout.width, layout.height)):
+        game, ui, t = self.game, self.ui, now
+        if ui.screen == "idle" and self.attract is not None:
+            shown = attract_scene(self.attract, ui, now - max(ui.since, self._last_input))
+            if shown is not None:
+                game, ui, t = shown
+        if self.panel.show(render(game, ui, t, layout.width, layout.height)):
             self.stats.frames_pushed += 1
         if self.hint is not None and not (self.game is self._hinted[0] and self.ui is self._hinted[1]):
             self._hinted = (self.game, self.ui)  # states are immutable: the same objects, the same hint
