@@ -2,14 +2,20 @@
 limiter and the wiring order.
 
 The frame holds sRGB values as a person should see them. LEDs respond linearly to their drive
-value, so each channel goes through gamma (unless the kernel driver does that itself), is scaled
-by the brightness and rounded to 8 bits. A 32x16 panel at full white draws far more than a small
-supply gives, so, like WLED, the stage estimates each frame's current and dims a frame that would
-exceed the budget just enough to fit.
+(the PWM duty of each colour), so each channel goes through gamma, is scaled by the brightness
+and rounded to 8 bits: that is the *light* the LEDs must get. Between the bytes we write and the
+LEDs there may be a driver of its own: the Pi 5's kernel driver runs every byte through its gamma
+table. A `LightResponse` says what each written byte becomes; the stage writes the byte whose
+light is the one wanted, so the same brightness means the same light on every driver, and the
+current limiter and the palette check count the light the LEDs really get.
 
-Everything per frame is a whole-buffer C-level operation on precomputed data: one 256-byte
-translate table per brightness step (built lazily, then cached), `sum` for the estimate and one
-`itemgetter` over byte positions for the chain order.
+A 32x16 panel at full white draws far more than a small supply gives, so, like WLED, the stage
+estimates each frame's current from that light and dims a frame that would exceed the budget
+just enough to fit.
+
+Everything per frame is a whole-buffer C-level operation on precomputed data: two 256-byte
+translate tables per brightness step (bytes to write, light they give; built lazily, then
+cached), `sum` for the estimate and one `itemgetter` over byte positions for the chain order.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dataclasses import dataclass
 from hal.drivers.base import Driver
 from hal.frame import Frame
 from hal.layout import Layout
+from hal.light import LINEAR, LightResponse
 
 # Brightness is applied in 1/255 steps: one cached translate table per step.
 BRIGHTNESS_STEPS = 255
@@ -95,7 +102,7 @@ class OutputStage:
         brightness: float = 1.0,
         gamma: float = 2.2,
         power: PowerBudget = PowerBudget(),
-        apply_gamma: bool = True,
+        response: LightResponse = LINEAR,
     ):
         if not _is_number(gamma) or gamma <= 0:
             raise OutputSettingsError(f"gamma must be a number above 0, not {gamma!r}")
@@ -108,10 +115,10 @@ class OutputStage:
         self.layout = layout
         self.gamma = float(gamma)
         self.power = power
-        self.apply_gamma = apply_gamma
+        self.response = response
         self._level = self._level_of(_check_brightness(brightness))
         self.last_brightness = self._level / BRIGHTNESS_STEPS
-        self._tables: dict[int, bytes] = {}
+        self._tables: dict[int, tuple[bytes, bytes]] = {}
         self._to_chain = operator.itemgetter(
             *(3 * pixel + channel for pixel in layout.logical_index for channel in range(3))
         )
@@ -130,17 +137,29 @@ class OutputStage:
         return round(brightness * BRIGHTNESS_STEPS)
 
     def table(self, level: int) -> bytes:
-        """The 256-byte translate table for brightness level / BRIGHTNESS_STEPS."""
-        table = self._tables.get(level)
-        if table is None:
+        """The 256-byte translate table from sRGB values to the bytes written, for brightness
+        level / BRIGHTNESS_STEPS."""
+        return self._tables_for(level)[0]
+
+    def light_table(self, level: int) -> bytes:
+        """The 256-byte translate table from sRGB values to the light the LEDs get at that level."""
+        return self._tables_for(level)[1]
+
+    def _tables_for(self, level: int) -> tuple[bytes, bytes]:
+        tables = self._tables.get(level)
+        if tables is None:
             scale = 255 * level / BRIGHTNESS_STEPS
-            if self.apply_gamma:
-                gamma = self.gamma
-                table = bytes(round(scale * (v / 255) ** gamma) for v in range(256))
-            else:
-                table = bytes(round(scale * v / 255) for v in range(256))
-            self._tables[level] = table
-        return table
+            gamma = self.gamma
+            wanted = bytes(round(scale * (v / 255) ** gamma) for v in range(256))
+            written = self.response.encode(wanted)
+            light = self.response.light(written)
+            # One object when they agree (every driver but the Pi 5's): one translate a frame.
+            tables = self._tables[level] = (written, written if light == written else light)
+        return tables
+
+    def light(self, leds: bytes) -> bytes:
+        """The light (0..255 a channel) the LEDs get from the bytes `process` wrote."""
+        return self.response.light(leds)
 
     def process(self, frame: Frame) -> bytes:
         """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the supply."""
@@ -152,36 +171,36 @@ class OutputStage:
             )
         pixels = frame.pixels
         level = self._level
-        drive = pixels.translate(self.table(level))
-        channel_sum = sum(drive)
-        if not self._fits(channel_sum):
-            level, drive = self._limit(pixels, level, channel_sum)
+        written, light = self._tables_for(level)
+        drive = pixels.translate(written)
+        if not self._fits(sum(drive) if light is written else sum(pixels.translate(light))):
+            level = self._limit(pixels, level)
+            drive = pixels.translate(self.table(level))
         self.last_brightness = level / BRIGHTNESS_STEPS
         return bytes(self._to_chain(drive))
 
-    def _fits(self, channel_sum: int) -> bool:
+    def _light_sum(self, pixels: bytearray, level: int) -> int:
+        return sum(pixels.translate(self.light_table(level)))
+
+    def _fits(self, light_sum: int) -> bool:
         power = self.power
-        return power.current_ma(channel_sum, self.layout.led_count) <= power.budget_ma
+        return power.current_ma(light_sum, self.layout.led_count) <= power.budget_ma
 
-    def _limit(self, pixels: bytearray, ceiling: int, ceiling_sum: int) -> tuple[int, bytearray]:
-        """The highest level below `ceiling` whose drive values fit the budget, and those values.
+    def _limit(self, pixels: bytearray, ceiling: int) -> int:
+        """The highest level below `ceiling` whose light fits the budget.
 
-        The channel sum grows monotonically with the level and nearly linearly, so a linear guess
+        The light grows monotonically with the level and nearly linearly, so a linear guess
         lands within a step or two of the answer; a short walk finds the exact one.
         """
         power = self.power
         led_budget = power.budget_ma - power.current_ma(0, self.layout.led_count)
-        level = min(ceiling - 1, int(ceiling * led_budget / power.current_ma(ceiling_sum, 0)))
-        drive = pixels.translate(self.table(level))
-        while level > 0 and not self._fits(sum(drive)):
+        ceiling_ma = power.current_ma(self._light_sum(pixels, ceiling), 0)
+        level = min(ceiling - 1, int(ceiling * led_budget / ceiling_ma))
+        while level > 0 and not self._fits(self._light_sum(pixels, level)):
             level -= 1
-            drive = pixels.translate(self.table(level))
-        while level + 1 < ceiling:
-            brighter = pixels.translate(self.table(level + 1))
-            if not self._fits(sum(brighter)):
-                break
-            level, drive = level + 1, brighter
-        return level, drive
+        while level + 1 < ceiling and self._fits(self._light_sum(pixels, level + 1)):
+            level += 1
+        return level
 
 
 class Panel:

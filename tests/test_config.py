@@ -4,6 +4,7 @@ reported as one `FILE:LINE: key.path: message` line."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import pathlib
 import re
 
@@ -426,3 +427,30 @@ def test_brightness_is_taken_exactly_when_from_0_02_to_1(write, no_etc, brightne
     else:
         (line,) = problems(path, no_etc)
         assert ": display.brightness: " in line and "is out of range, expected 0.02 to 1" in line
+
+
+@pytest.mark.parametrize("value", ["!!bool 2", "!!bool", "!!int", "!!int _", "!!float", "!!binary é",
+                                   "!!timestamp 2001-13-45", "!!int " + "9" * 5000])
+def test_a_tagged_value_that_cannot_be_read_is_one_problem_line(write, no_etc, value):
+    path = write(f"display:\n  fps: {value}\n")
+    (line,) = problems(path, no_etc)
+    assert line.startswith(f"{path}:2: display.fps: ")
+
+
+def test_the_size_is_checked_before_the_yaml_is_read(write, no_etc):
+    path = write("a" * 5_000_000)
+    assert problems(path, no_etc) == (f"{path}: is larger than 64 KiB: this cannot be the right file",)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_a_device_is_refused_without_waiting(tmp_path, no_etc, kind):
+    path = str(tmp_path / "fifo") if kind == "fifo" else "/dev/zero"
+    if kind == "fifo":
+        os.mkfifo(path)  # nobody writes: opening it to read would block for ever
+    (line,) = problems(path, no_etc)
+    assert line == f"{path}: is not a regular file (a pipe or a device); give - to read standard input"
+
+
+def test_an_empty_config_path_is_an_error(no_etc):
+    with pytest.raises(ConfigError, match="no file name given"):
+        load("", no_etc)

@@ -8,7 +8,7 @@ from PIL import Image
 
 from hal.drivers import DRIVER_NAMES, DriverError, make_driver
 from hal.drivers import ws281x as ws281x_module
-from hal.drivers.leds_dev import LedsDevDriver
+from hal.drivers.leds_dev import KERNEL_GAMMA, LedsDevDriver
 from hal.drivers.sim_headless import HeadlessDriver
 from hal.drivers.sim_png import PngDriver
 from hal.drivers.sim_terminal import HIDE_CURSOR, SHOW_CURSOR, TerminalDriver
@@ -127,13 +127,21 @@ class FailingStrip(PixelStripStandIn):
 def pi(tmp_path):
     """Builds a probe for a machine described by its model, loaded modules and user id."""
 
-    def probe(model=None, modules="", euid=0):
+    def probe(model=None, modules="", euid=0, revision=None, spidev_bufsiz="65536"):
         model_path = tmp_path / "model"
         if model is not None:
             model_path.write_bytes(model.encode() + b"\0")
+        revision_path = tmp_path / "linux,revision"
+        if revision is not None:
+            revision_path.write_bytes(revision.to_bytes(4, "big"))  # as the device tree holds it
         modules_path = tmp_path / "modules"
         modules_path.write_text(modules)
-        return PiProbe(str(model_path), str(modules_path), lambda: euid)
+        bufsiz_path = tmp_path / "bufsiz"
+        if spidev_bufsiz is not None:
+            bufsiz_path.write_text(spidev_bufsiz + "\n")
+        return PiProbe(model_path=str(model_path), revision_path=str(revision_path),
+                       modules_path=str(modules_path), spidev_bufsiz_path=str(bufsiz_path),
+                       euid=lambda: euid)
 
     return probe
 
@@ -160,6 +168,60 @@ def test_a_failed_start_names_the_likely_cause(pi, machine, pin, words):
         Ws281xDriver(LEDS, pin=pin, strip_factory=FailingStrip, probe=pi(**machine))
 
 
+class UnknownBoardStrip(PixelStripStandIn):
+    def begin(self):
+        raise RuntimeError("ws2811_init failed with code -3 (Hardware revision is not supported)")
+
+
+@pytest.mark.parametrize("model, revision, words", [
+    ("Raspberry Pi 3 Model B Rev 1.2", 0xA52082, r"Pi 3 Model B Rev 1\.2, revision 0xa52082; its C "
+     r"library learned the Pi 3 Model B Rev 1\.2 in October 2024.*docs/MAKERS\.md"),
+    ("Raspberry Pi 3 Model A Plus Rev 1.1", 0x9020E1, r"revision 0x9020e1; .*Pi 3 Model A\+"),
+    ("Raspberry Pi 4 Model B Rev 9.9", 0xD03199, r"revision 0xd03199; no release of its C library"),
+])
+def test_a_board_the_binding_does_not_know_is_named_with_the_fix(pi, model, revision, words):
+    with pytest.raises(DriverError, match=words):
+        Ws281xDriver(LEDS, strip_factory=UnknownBoardStrip, probe=pi(model=model, revision=revision))
+
+
+def test_spi_frame_size_is_the_librarys_pcm_byte_count():
+    # LED_BIT_COUNT(512, 800000) = 512*4*8*3 + 55*2400000/1000000 = 49284 bits; 6160 bytes + 8.
+    assert ws281x_module.spi_frame_bytes(512) == 6168
+    assert ws281x_module.spi_frame_bytes(512) > 4096  # spidev's default buffer
+
+
+@pytest.mark.parametrize("bufsiz, words", [
+    (None, "SPI is off.*dtparam=spi=on"),
+    ("4096", r"spidev\.bufsiz=4096\) is smaller than a frame of 512 LEDs \(6168 bytes\).*cmdline\.txt"),
+])
+def test_spi_not_set_up_is_refused_before_starting(pi, bufsiz, words):
+    with pytest.raises(DriverError, match=words):
+        Ws281xDriver(LEDS, pin=10, strip_factory=PixelStripStandIn,
+                     probe=pi(model=PI4, spidev_bufsiz=bufsiz))
+
+
+class RenderFailingStrip(PixelStripStandIn):
+    fail_after = 0
+
+    def show(self):
+        if self.shows >= self.fail_after:
+            raise RuntimeError("ws2811_render failed with code -14 (SPI transfer error)")
+        super().show()
+
+
+@pytest.mark.parametrize("fail_after", [0, 1])
+def test_a_frame_the_library_cannot_send_is_a_driver_error(pi, fail_after):
+    strip = type("Strip", (RenderFailingStrip,), {"fail_after": fail_after})
+    with pytest.raises(DriverError, match=r"SPI transfer of a frame failed: spidev\.bufsiz .* 6168"):
+        driver = Ws281xDriver(LEDS, pin=10, strip_factory=strip, probe=pi(model=PI4))
+        driver.show(leds_with((0, (1, 2, 3))), Frame(32, 16))
+
+
+def test_dma_channel_5_is_refused_for_the_sd_card():
+    with pytest.raises(DriverError, match="dma 5 .*SD card"):
+        Ws281xDriver(LEDS, dma=5, strip_factory=PixelStripStandIn)
+
+
 # --- leds-dev ----------------------------------------------------------------------------------
 
 
@@ -172,7 +234,7 @@ def device(tmp_path):
 
 def test_leds_dev_writes_rgbw_frames(device):
     driver = LedsDevDriver(LEDS, str(device))
-    assert driver.applies_own_gamma
+    assert driver.light_response is KERNEL_GAMMA
     driver.show(leds_with((0, (1, 2, 3)), (511, (7, 8, 9))), Frame(32, 16))
     data = device.read_bytes()
     assert len(data) == LEDS * 4
@@ -185,19 +247,19 @@ def test_leds_dev_writes_rgbw_frames(device):
     assert device.read_bytes() == bytes(LEDS * 4)
 
 
-def test_leds_dev_gets_values_gamma_corrected_once(device):
+def test_leds_dev_gets_the_bytes_that_the_kernels_gamma_turns_into_the_stages_light(device):
     driver = LedsDevDriver(LEDS, str(device))
-    stage = OutputStage(LAYOUT, power=PowerBudget(supply_amps=100),
-                        apply_gamma=not driver.applies_own_gamma)
+    stage = OutputStage(LAYOUT, power=PowerBudget(supply_amps=100), response=driver.light_response)
     frame = Frame(32, 16)
-    frame.set(0, 0, (128, 64, 255))
+    frame.set(0, 0, (128, 64, 0))
     driver.show(stage.process(frame), frame)
-    assert device.read_bytes()[:4] == bytes([128, 64, 255, 0])  # the kernel applies gamma
+    written = device.read_bytes()[:4]
+    assert written[3] == 0 and KERNEL_GAMMA.light(written[:3]) == bytes([56, 12, 0])
 
 
 def test_leds_dev_without_the_overlay_says_how_to_enable_it(tmp_path):
-    with pytest.raises(DriverError, match="no .*leds0: add dtoverlay=ws2812-pio.*num_leds=512"):
-        LedsDevDriver(LEDS, str(tmp_path / "leds0"))
+    with pytest.raises(DriverError, match="no .*leds0 .*: add dtoverlay=ws2812-pio.*num_leds=512"):
+        LedsDevDriver(LEDS, str(tmp_path / "leds0"), wait_s=0)
 
 
 # --- sim-headless ------------------------------------------------------------------------------

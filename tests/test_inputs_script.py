@@ -65,21 +65,29 @@ def test_empty_and_comment_only_scripts_have_no_steps():
     [
         ("jump", "unknown input 'jump'"),
         ("quit", "unknown input 'quit'"),
-        ("right 0", "a count must be a whole number above 0, not '0'"),
-        ("right -2", "a count must be a whole number above 0, not '-2'"),
-        ("right 2.5", "a count must be a whole number above 0, not '2.5'"),
-        ("right five", "a count must be a whole number above 0, not 'five'"),
+        ("right 0", "a count must be a whole number from 1 to 1000, not '0'"),
+        ("right -2", "a count must be a whole number from 1 to 1000, not '-2'"),
+        ("right 2.5", "a count must be a whole number from 1 to 1000, not '2.5'"),
+        ("right five", "a count must be a whole number from 1 to 1000, not 'five'"),
         ("right 2 3", "'right' takes at most a count, e.g. 'right 3'"),
         ("wait", "'wait' takes a duration, e.g. 'wait 0.5'"),
-        ("wait 0", "a duration must be a number of seconds above 0, not '0'"),
-        ("wait -1", "a duration must be a number of seconds above 0, not '-1'"),
-        ("wait soon", "a duration must be a number of seconds above 0, not 'soon'"),
-        ("wait nan", "a duration must be a number of seconds above 0, not 'nan'"),
-        ("wait inf", "a duration must be a number of seconds above 0, not 'inf'"),
+        ("wait 0", "a duration must be a number of seconds above 0 and at most 3600, not '0'"),
+        ("wait -1", "a duration must be a number of seconds above 0 and at most 3600, not '-1'"),
+        ("wait soon", "a duration must be a number of seconds above 0 and at most 3600, not 'soon'"),
+        ("wait nan", "a duration must be a number of seconds above 0 and at most 3600, not 'nan'"),
+        ("wait inf", "a duration must be a number of seconds above 0 and at most 3600, not 'inf'"),
         ("hold a", "'hold' takes a button and a duration, e.g. 'hold a 2.5'"),
         ("hold 2.5", "'hold' takes a button and a duration, e.g. 'hold a 2.5'"),
         ("hold jump 2", "'hold' needs a button (up, down, left, right, a, b, start), not 'jump'"),
-        ("hold a 0", "a duration must be a number of seconds above 0, not '0'"),
+        ("hold a 0", "a duration must be a number of seconds above 0 and at most 60, not '0'"),
+        ("right 100000000", "a count must be a whole number from 1 to 1000, not '100000000'"),
+        ("right 1001", "a count must be a whole number from 1 to 1000, not '1001'"),
+        ("right \u0661\u0665", "a count must be a whole number from 1 to 1000, not '\u0661\u0665'"),
+        ("hold a 1e8", "a duration must be a number of seconds above 0 and at most 60, not '1e8'"),
+        ("wait 1e12", "a duration must be a number of seconds above 0 and at most 3600, not '1e12'"),
+        ("wait 1e999", "a duration must be a number of seconds above 0 and at most 3600, not '1e999'"),
+        ("wait \u0661", "a duration must be a number of seconds above 0 and at most 3600, not '\u0661'"),
+        ("x" * 100, "unknown input 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."),
     ],
 )
 def test_a_bad_line_names_file_line_and_problem(line, problem):
@@ -89,6 +97,20 @@ def test_a_bad_line_names_file_line_and_problem(line, problem):
     assert str(caught.value) == f"game.txt:5: {problem}"
     error = caught.value
     assert (error.filename, error.line, error.problem) == ("game.txt", 5, problem)
+
+
+@pytest.mark.parametrize("line, repeat", [("right 1000", 20), ("wait 3600", 2), ("hold a 60", 61)])
+def test_a_script_too_long_in_all_names_the_line_that_passes_the_bound(line, repeat):
+    """No line is too big, but together they are: the line that goes over the bound is named,
+    and nothing is dropped silently later."""
+    with pytest.raises(ScriptError, match=rf"^s\.txt:{repeat + 1}: the script is too long"):
+        parse_script("a\n" + (line + "\n") * repeat, "s.txt")
+
+
+def test_the_longest_allowed_script_ends_within_the_apps_virtual_day():
+    steps = parse_script("right 1000\n" * 20 + "wait 3600\n", "s.txt")
+    _, end = script_events(steps, frame_period=1 / 10)  # the slowest frame rate
+    assert end < 24 * 3600  # run_virtual's limit_s: the script never meets it
 
 
 def test_the_first_bad_line_is_reported():

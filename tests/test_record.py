@@ -8,7 +8,7 @@ import pytest
 
 from console.commands import main as cli
 from console.game.record import RecordError, action_from_json, dumps_record, parse_record, replay_record
-from console.game.rules import ChooseTarget, Clue, NewGame, Next, Place, SkipClue
+from console.game.rules import ChooseTarget, Clue, NewGame, Next, Place, SkipClue, TakeBack
 from tests.gameplay import c
 
 EXAMPLE = """\
@@ -24,7 +24,7 @@ EXAMPLE = """\
 
 def test_record_vocabulary_round_trips():
     actions = [NewGame(4, 7, 1, "cards", ("red", "blue", "green", "pink")), ChooseTarget(c("H15")),
-               Clue(), Place(c("G14"), 1), Place(c("A2")), SkipClue(), Next()]
+               Clue(), Place(c("G14"), 1), TakeBack(), Place(c("A2")), SkipClue(), Next()]
     assert [a for _, a in parse_record(dumps_record(actions))] == actions
 
 
@@ -35,6 +35,33 @@ def test_new_game_defaults():
 def test_replay_reaches_the_scored_round():
     state = replay_record(EXAMPLE)
     assert state.phase == "round_over" and state.scores == (2, 2, 3, 0)
+
+
+def test_a_take_back_returns_the_pawn_and_the_turn():
+    lines = EXAMPLE.splitlines()
+    lines.insert(6, '{"action": "take_back"}')  # player 3's A1 goes back: the round is unscored
+    lines.insert(7, '{"action": "place", "cell": "H14", "player": 3}')
+    state = replay_record("\n".join(lines))
+    assert state.phase == "round_over" and state.scores == (3, 2, 3, 2)
+    before_take_back = replay_record("\n".join(lines[:6]))
+    assert before_take_back.phase == "clue2" and before_take_back.scores == (0, 0, 0, 0)
+
+
+def test_a_record_from_before_take_back_still_replays():
+    assert replay_record(EXAMPLE).scores == (2, 2, 3, 0)
+
+
+@pytest.mark.parametrize("upto, extra, problem", [
+    (3, ['{"action": "take_back"}'], "take_back only follows a place"),  # right after the clue
+    (7, ['{"action": "take_back"}'], "take_back only follows a place"),  # after skip_clue
+    (4, ['{"action": "take_back"}', '{"action": "take_back"}'], "take_back only follows a place"),
+    (4, ['{"action": "take_back", "cell": "A1"}'], "take_back has an unknown field 'cell'"),
+])
+def test_a_take_back_without_a_place_just_before_is_refused(upto, extra, problem):
+    lines = EXAMPLE.splitlines()[:upto] + extra
+    with pytest.raises(RecordError, match=problem) as caught:
+        replay_record("\n".join(lines), "game.jsonl")
+    assert str(caught.value).startswith(f"game.jsonl:{len(lines)}:")
 
 
 @pytest.mark.parametrize("line, problem", [
@@ -100,3 +127,41 @@ def test_replay_command_bad_record_exit_2_one_line_nothing_on_stdout(tmp_path, c
     out, err = capsys.readouterr()
     assert out == ""
     assert err.count("\n") == 1 and message in err and err.startswith(str(path))
+
+
+@pytest.mark.parametrize("line, problem", [
+    ('{"action": ["clue"]}', "unknown action ['clue']"),
+    ('{"action": {}}', "unknown action {}"),
+    ('{"action": null}', "unknown action None"),
+    ("[" * 100_000, "not valid JSON (nested too deeply)"),
+    ('{"action": "place", "cell": "A2", "player": ' + "9" * 4301 + "}", "not valid JSON (Exceeds the limit"),
+    ('{"action": "place", "cell": "H²"}', "'H²' is not a cell"),
+    ('{"action": "place", "cell": "H١٥"}', "'H١٥' is not a cell"),
+    ('{"action": "place", "cell": "H１５"}', "'H１５' is not a cell"),
+    ('{"action": "place", "cell": "A2", "cell": "A3"}', "the key 'cell' is given twice"),
+    ('{"action": "place", "cell": "A2", "player": NaN}', "NaN is not a JSON number"),
+    ('{"action": "place", "cell": "' + "A" * 10_000 + '"}', "'AAAAAAAA"),
+])
+def test_hostile_line_is_one_short_line_naming_file_and_line(line, problem):
+    text = "\n".join(EXAMPLE.splitlines()[:4] + [line]) + "\n"
+    with pytest.raises(RecordError) as err:
+        replay_record(text, "game.jsonl")
+    assert str(err.value).startswith("game.jsonl:5: ") and problem in str(err.value)
+    assert len(str(err.value)) < 200 and "\n" not in str(err.value)
+
+
+def test_a_utf8_bom_is_skipped():
+    assert replay_record("\ufeff" + EXAMPLE).scores == (2, 2, 3, 0)
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x85", "\u2028", "\x1c", "\r"])
+def test_only_newline_ends_a_line(separator):
+    """Other characters that str.splitlines() takes for line breaks do not shift line numbers."""
+    lines = EXAMPLE.splitlines()
+    text = "\n".join(lines[:2] + [lines[2] + separator] + lines[3:4] + ['{"action": "next"}']) + "\n"
+    with pytest.raises(RecordError) as err:
+        replay_record(text, "g")
+    if separator == "\r":  # JSON white space: the line is fine, the error is the illegal next
+        assert str(err.value).startswith("g:5: next is not possible now")
+    else:
+        assert str(err.value).startswith("g:3: not valid JSON")

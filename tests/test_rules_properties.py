@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 
 from console.game import rules
 from console.game.record import dumps_record, replay_record, state_json
-from console.game.rules import NewGame, Place
+from dataclasses import replace
+
+from console.game.rules import NewGame, Place, TakeBack
 
 
 @st.composite
@@ -57,15 +59,27 @@ def test_the_giver_never_places(game):
 @common
 @given(legal_games())
 def test_round_points_are_bounded_and_totals_are_their_sum(game):
-    _, states = game
+    actions, states = game
     totals = [0] * states[0].players
-    for before, after in zip(states, states[1:]):
-        if after.phase == "round_over" and before.phase != "round_over":
+    for before, action, after in zip(states, actions[1:], states[1:]):
+        if isinstance(action, TakeBack) and before.phase == "round_over":
+            totals = [t - p for t, p in zip(totals, before.last_round_points)]
+        elif after.phase == "round_over" and before.phase != "round_over":
             points = after.last_round_points
             assert points[after.giver] <= 9
             assert all(p <= 5 for i, p in enumerate(points) if i != after.giver)
             totals = [t + p for t, p in zip(totals, points)]
         assert list(after.scores) == totals
+
+
+@common
+@given(legal_games())
+def test_a_take_back_restores_the_state_before_the_place(game):
+    actions, states = game
+    for earlier, placed, action, after in zip(states, actions[1:], actions[2:], states[2:]):
+        if isinstance(action, TakeBack):
+            assert isinstance(placed, Place)
+            assert after == replace(earlier, can_take_back=False)
 
 
 @common

@@ -3,7 +3,10 @@ writing an output file. Lives below the commands so that none of them imports `m
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+
+from console.config.files import STDIN, InputFileError, input_name, read_bounded
 
 EXIT_USAGE = 2
 
@@ -12,17 +15,28 @@ class UsageError(Exception):
     """Bad input from the person at the keyboard: printed as one line, exit status 2."""
 
 
-def read_text(path: str) -> str:
+def read_text(path: str, limit: int) -> str:
+    """The UTF-8 text of the regular file at `path` (or standard input for `-`), at most `limit`
+    bytes; a UTF-8 BOM is skipped. UsageError names the file and what is wrong."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot be read ({exc.__class__.__name__})") from None
+        data = read_bounded(path, limit)
+    except InputFileError as exc:
+        raise UsageError(f"{input_name(path)}: {exc}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{input_name(path)}: not UTF-8 text (byte {exc.start + 1} cannot be read)") from None
 
 
 def write_output(path: str, data: str | bytes) -> None:
+    """Write `data` to the file at `path`, or to standard output for `-`."""
+    raw = data if isinstance(data, bytes) else data.encode()
+    if path == STDIN:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(raw)
+        sys.stdout.buffer.flush()
+        return
     try:
-        Path(path).write_bytes(data if isinstance(data, bytes) else data.encode())
+        Path(path).write_bytes(raw)
     except OSError as exc:
         raise UsageError(f"{path}: cannot be written ({exc.strerror or exc.__class__.__name__})") from None

@@ -54,7 +54,13 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_palette(args: argparse.Namespace) -> int:
     from console.commands.session import print_palette
 
-    return print_palette(args.config, as_json=args.json)
+    if args.legibility:
+        from console.commands.legibility import print_figures
+        from console.commands.wiring import build_output
+        from console.config.loader import load_config
+
+        return print_figures(build_output(load_config(args.config), "sim-headless")[0], args.json)
+    return print_palette(args.config, as_json=args.json, driver=args.driver)
 
 
 def cmd_diag(args: argparse.Namespace) -> int:
@@ -124,8 +130,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--png", metavar="OUT", help="write the frame as a PNG")
     p.set_defaults(run=cmd_render)
 
-    p = command("palette", "the 480 board colours and their LED drive values")
+    p = command("palette", "the 480 board colours, their LED drive values and the light they give")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--legibility", action="store_true",
+                   help="how far pawns and the cursor stand out from every cell, as light on the LEDs")
+    p.add_argument("--driver", metavar="NAME",
+                   help="the LED driver to model (default: the configured one; leds-dev for a Pi 5)")
     p.set_defaults(run=cmd_palette)
 
     p = command("diag", "wiring check: corners, the chain in order, coordinates, then every button")

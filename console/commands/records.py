@@ -7,7 +7,8 @@ import sys
 from typing import TextIO
 
 from console.commands.common import UsageError, read_text
-from console.game.record import parse_record, replay_record, state_json, state_summary
+from console.config.files import input_name
+from console.game.record import MAX_RECORD_BYTES, parse_record, replay_record, state_json, state_summary
 from console.store.format import StoreError, history_line
 from console.store.games import GameStore
 from console.view.timeline import replay_timeline
@@ -21,10 +22,11 @@ def replay_main(path: str, as_json: bool, video: str | None = None, fps: float |
                 scale: int | None = None) -> int:
     """`hues-console replay FILE [--json] [--video OUT]`: where the record ends, as a summary or
     the replay JSON; with --video, the whole game as the panel shows it, as an animation."""
-    text = read_text(path)
-    state = replay_record(text, source=path)
+    text = read_text(path, MAX_RECORD_BYTES)
+    source = input_name(path)
+    state = replay_record(text, source=source)
     if video is not None:
-        write_video(video, [action for _, action in parse_record(text, path)],
+        write_video(video, [action for _, action in parse_record(text, source)],
                     VIDEO_FPS if fps is None else fps, VIDEO_SCALE if scale is None else scale)
     print(json.dumps(state_json(state)) if as_json else state_summary(state))
     return 0

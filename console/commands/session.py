@@ -17,14 +17,16 @@ from console.commands.common import UsageError, read_text, write_output
 from console.config.loader import Config, load_config
 from console.play.controller import screen_for
 from console.view.palette import board_colors
-from console.game.record import replay_record, state_json
+from console.config.files import input_name
+from console.game.record import MAX_RECORD_BYTES, replay_record, state_json
 from console.view.render import board_frame, render
 from console.store.games import GameStore
 from console.view.ui import Ui
-from console.commands.wiring import SIMULATORS, build_app, build_output, gpio_input, resolve_driver_name, store_for
-from hal.drivers import DriverError
+from console.commands.wiring import (SIMULATORS, build_app, build_output, gpio_input, output_stage,
+                                     resolve_driver_name, store_for)
+from hal.drivers import DRIVER_NAMES, DriverError, light_response_of
 from hal.inputs.events import EventQueue, InputConfigError
-from hal.inputs.script import ScriptError, ScriptInput, Step, parse_script
+from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
 from hal.frame import Frame
 from hal.picture import encode_png
 
@@ -130,7 +132,7 @@ def _print_journal(kind: str, what: object) -> None:
 def load_script(path: str) -> tuple[Step, ...]:
     """The steps of the input script at `path`; a bad line is a UsageError naming file and line."""
     try:
-        return parse_script(read_text(path), path)
+        return parse_script(read_text(path, MAX_SCRIPT_BYTES), input_name(path))
     except ScriptError as exc:
         raise UsageError(str(exc)) from None
 
@@ -164,7 +166,7 @@ def render_record(config_path: str | None, record_path: str, t: float, json_out:
                   png_out: str | None) -> int:
     """The frame a record's final state shows at animation time t (its screen started at 0)."""
     config = load_config(config_path)
-    game = replay_record(read_text(record_path), record_path)
+    game = replay_record(read_text(record_path, MAX_RECORD_BYTES), input_name(record_path))
     ui = screen_for(game, Ui(), 0.0)
     stage, driver = build_output(config, "sim-headless")
     frame = render(game, ui, t, stage.layout.width, stage.layout.height)
@@ -179,31 +181,38 @@ def render_record(config_path: str | None, record_path: str, t: float, json_out:
     return 0
 
 
-def print_palette(config_path: str | None, as_json: bool) -> int:
-    """Per cell: its sRGB colour and the LED drive values at the brightness the configured power
-    limit allows for the whole board."""
+def print_palette(config_path: str | None, as_json: bool, driver: str | None = None) -> int:
+    """Per cell: its sRGB colour, the bytes the driver is sent (`led`) and the light the LEDs get
+    from them (`light`, after the kernel's gamma table on a Pi 5), at the brightness the
+    configured power limit allows for the whole board; and that board's current and power."""
     config = load_config(config_path)
-    stage, _ = build_output(config, "sim-headless")
+    name = resolve_driver_name(driver or config.driver.name)
+    if name not in DRIVER_NAMES:
+        raise UsageError(f"there is no LED driver called {name!r}: use one of {', '.join(DRIVER_NAMES)}")
+    stage = output_stage(config, light_response_of(name))
     leds, brightness = board_led_values(stage)
-    current_ma = stage.power.current_ma(sum(map(sum, leds)), stage.layout.led_count)
+    lights = [tuple(stage.light(bytes(led))) for led in leds]
+    current_ma = stage.power.current_ma(sum(map(sum, lights)), stage.layout.led_count)
+    power_w = stage.power.watts(current_ma)
     cells = [
-        {"cell": str(cell), "rgb": list(board_colors()[cell.index]), "led": list(led)}
-        for cell, led in zip(ALL_CELLS, leds)
+        {"cell": str(cell), "rgb": list(board_colors()[cell.index]), "led": list(led), "light": list(light)}
+        for cell, led, light in zip(ALL_CELLS, leds, lights)
     ]
     if as_json:
-        print(json.dumps({"brightness": brightness, "current_ma": round(current_ma, 1),
-                          "power_w": round(stage.power.watts(current_ma), 2), "cells": cells}))
+        print(json.dumps({"driver": name, "brightness": brightness, "current_ma": round(current_ma, 1),
+                          "power_w": round(power_w, 2), "cells": cells}))
         return 0
-    print(f"board at brightness {brightness:.3f} (after the power limit): "
-          f"{current_ma:.0f} mA, {stage.power.watts(current_ma):.1f} W")
+    print(f"board on the {name} driver at brightness {brightness:.3f} (after the power limit): "
+          f"{current_ma:.0f} mA, {power_w:.1f} W")
     for c in cells:
         r, g, b = c["rgb"]
-        print(f"{c['cell']:>4}  #{r:02x}{g:02x}{b:02x}  led {c['led'][0]:3} {c['led'][1]:3} {c['led'][2]:3}")
+        print(f"{c['cell']:>4}  #{r:02x}{g:02x}{b:02x}  led {c['led'][0]:3} {c['led'][1]:3} {c['led'][2]:3}"
+              f"  light {c['light'][0]:3} {c['light'][1]:3} {c['light'][2]:3}")
     return 0
 
 
 def board_led_values(stage) -> tuple[list[tuple[int, int, int]], float]:
-    """The drive values of the 480 cells when the whole board is shown, and that brightness."""
+    """The bytes written for the 480 cells when the whole board is shown, and that brightness."""
     layout = stage.layout
     leds = stage.process(board_frame(layout.width, layout.height))
     values = []

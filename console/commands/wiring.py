@@ -19,6 +19,7 @@ from hal.drivers import Driver, make_driver
 from hal.drivers.leds_dev import is_pi5_family
 from hal.inputs.events import EventQueue
 from hal.layout import Layout
+from hal.light import LightResponse
 from hal.output import OutputStage
 
 DEVICE_MODEL = Path("/proc/device-tree/model")
@@ -54,14 +55,18 @@ def driver_settings_for(config: Config, name: str) -> dict:
 def build_output(config: Config, driver_name: str) -> tuple[OutputStage, Driver]:
     layout = Layout(config.panel)
     driver = make_driver(driver_name, driver_settings_for(config, driver_name), layout)
-    stage = OutputStage(
-        layout,
+    return output_stage(config, driver.light_response), driver
+
+
+def output_stage(config: Config, response: LightResponse) -> OutputStage:
+    """The configured output stage writing for a driver whose bytes become light by `response`."""
+    return OutputStage(
+        Layout(config.panel),
         brightness=config.display.brightness,
         gamma=config.display.gamma,
         power=config.power,
-        apply_gamma=not driver.applies_own_gamma,
+        response=response,
     )
-    return stage, driver
 
 
 def gpio_input(config: Config, events: EventQueue, pin_factory=None,

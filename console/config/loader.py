@@ -19,6 +19,7 @@ from typing import Any, Mapping
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from console.config.files import InputFileError, read_bounded
 from console.config.schema import (
     CONFIG_SECTION, Config, Invalid, Path, Section, cross_key_problems, describe, format_path,
     setting_paths,
@@ -34,6 +35,9 @@ EXIT_CONFIG_ERROR = 2
 # self-referencing aliases from expanding without end.
 MAX_DEPTH = 16
 MAX_VALUES = 10_000
+# The packaged file, comments and all, is under 6 KB; the size is checked before the YAML is read,
+# because composing a large file takes time and memory long before MAX_VALUES is reached.
+MAX_CONFIG_BYTES = 64 * 1024
 
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
@@ -95,13 +99,13 @@ class _Document:
 
     def read(self, source: Traversable | FilePath) -> None:
         try:
-            text = source.read_bytes()
-        except FileNotFoundError:
-            self.problem(None, (), "no such file")
-        except IsADirectoryError:
-            self.problem(None, (), "is a directory, not a configuration file")
-        except OSError as exc:
-            self.problem(None, (), f"cannot be read ({exc.strerror or exc.__class__.__name__})")
+            if isinstance(source, FilePath):
+                text = read_bounded(str(source), MAX_CONFIG_BYTES, "a configuration file")
+            else:  # the packaged default inside an archive
+                text = source.read_bytes()
+        except (InputFileError, OSError) as exc:
+            self.problem(None, (), str(exc) if isinstance(exc, InputFileError) else
+                         f"cannot be read ({exc.strerror or exc.__class__.__name__})")
         else:
             self.parse(text)
 
@@ -140,7 +144,9 @@ class _Document:
         if isinstance(node, ScalarNode):
             try:
                 return loader.construct_object(node, deep=True)
-            except (yaml.YAMLError, ValueError, TypeError, AttributeError, OverflowError):
+            # PyYAML's constructors fail in their own ways on a tagged scalar they cannot read:
+            # `!!bool 2` is a KeyError, an empty `!!int` an IndexError (constructor.py, construct_yaml_*).
+            except (yaml.YAMLError, ValueError, TypeError, AttributeError, OverflowError, LookupError):
                 self.problem(_line(node), path, f"cannot read the value {describe(node.value)} "
                                                 f"(tag {node.tag})")
                 return _UNREADABLE
@@ -222,6 +228,8 @@ def load_config(path: str | None = None, environ: Mapping[str, str] = os.environ
     Raises ConfigError listing every problem found in the files.
     """
     user_path = user_config_path(path, environ, etc_path)
+    if user_path == "":
+        raise ConfigError(["--config '': no file name given (an empty path)"])
     sources = [packaged_default()] + ([FilePath(user_path)] if user_path is not None else [])
     problems = _Problems([str(source) for source in sources])
     documents = [_Document(str(source), problems) for source in sources]

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Iterator, Mapping
 
 from hal.drivers import DRIVER_NAMES as LED_AND_SIM_DRIVERS
-from hal.drivers.ws281x import PCM_PINS, PWM0_PINS, PWM1_PINS, SPI_PINS, STRIP_TYPES, USABLE_PINS
+from hal.drivers.ws281x import (DMA_CHANNELS, PCM_PINS, PWM0_PINS, PWM1_PINS, SPI_PINS, STRIP_TYPES,
+                                USABLE_PINS)
 from hal.inputs.events import BUTTONS
 from hal.layout import ROTATIONS, START_CORNERS, Layout, LayoutError, LayoutOptions
 from hal.output import OutputSettingsError, PowerBudget
@@ -185,7 +186,7 @@ PANEL_RULES = {
 @dataclass(frozen=True)
 class Ws281xConfig:
     pin: int = setting(Number(0, GPIO_MAX, whole=True))
-    dma: int = setting(Number(0, 14, whole=True))
+    dma: int = setting(OneOf(DMA_CHANNELS))
     freq_hz: int = setting(OneOf((800000, 400000)))
     invert: bool = setting(Flag())
     strip_type: str = setting(OneOf(tuple(STRIP_TYPES)))

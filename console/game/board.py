@@ -17,9 +17,28 @@ class RuleError(ValueError):
     """An action the rules do not allow, with a message a player understands."""
 
 
-class Cell(NamedTuple):
+class _CellFields(NamedTuple):
     row: int
     col: int
+
+
+class Cell(_CellFields):
+    """One of the 480 cells. Only those exist: `Cell(99, 99)`, `Cell(-1, 0)` or `Cell(True, 0)` is a
+    RuleError, so an off-board cell can never reach the rules, a record or the renderer. Each cell
+    is made once; `Cell(r, c)` returns that object (a range check and an index: cheap enough for
+    the frame loop, see `hues-console bench`)."""
+
+    __slots__ = ()
+
+    def __new__(cls, row: int, col: int) -> Cell:
+        if type(row) is int and type(col) is int and 0 <= row < ROWS and 0 <= col < COLS:
+            return ALL_CELLS[row * COLS + col]
+        raise RuleError(f"({brief_repr(row)}, {brief_repr(col)}) is not a cell on the board "
+                        f"(rows 0 to {ROWS - 1}, columns 0 to {COLS - 1})")
+
+    @classmethod
+    def _make(cls, iterable) -> Cell:  # `_replace` and copies come through here: checked too
+        return cls(*iterable)
 
     def __str__(self) -> str:
         return f"{ROW_LETTERS[self.row]}{self.col + 1}"
@@ -29,18 +48,26 @@ class Cell(NamedTuple):
         return self.row * COLS + self.col
 
 
-ALL_CELLS: tuple[Cell, ...] = tuple(Cell(r, c) for r in range(ROWS) for c in range(COLS))
+ALL_CELLS: tuple[Cell, ...] = tuple(
+    tuple.__new__(Cell, (r, c)) for r in range(ROWS) for c in range(COLS))
+
+
+def brief_repr(value: object) -> str:
+    """A value in an error message, cut short: a message stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def parse_cell(text: object) -> Cell:
-    """`H15`, `h15` or ` O26 ` -> Cell; anything else is a RuleError naming the bad text."""
-    if isinstance(text, str):
+    """`H15`, `h15` or ` O26 ` -> Cell; anything else is a RuleError naming the bad text. ASCII
+    only: `H²`, `H١٥` or full-width digits are not cells."""
+    if isinstance(text, str) and text.isascii():
         name = text.strip().upper()
-        if len(name) >= 2 and name[0] in ROW_LETTERS and name[1:].isdigit():
+        if 2 <= len(name) <= 3 and name[0] in ROW_LETTERS and name[1:].isdigit() and name[1] != "0":
             col = int(name[1:])
-            if 1 <= col <= COLS and name[1] != "0":
-                return Cell(ROW_LETTERS.index(name[0]), col - 1)
-    raise RuleError(f"{text!r} is not a cell on the board (A1 to P30)")
+            if col <= COLS:
+                return ALL_CELLS[ROW_LETTERS.index(name[0]) * COLS + col - 1]
+    raise RuleError(f"{brief_repr(text)} is not a cell on the board (A1 to P30)")
 
 
 def distance(a: Cell, b: Cell) -> int:

@@ -1,7 +1,7 @@
 """Game records: the public JSON-lines format, and replay.
 
 A record is one JSON object a line, exactly the vocabulary of `rules` (new_game, choose_target,
-clue, place, skip_clue, next). What the store keeps, `export` prints and `replay` reads are the
+clue, place, take_back, skip_clue, next). What the store keeps, `export` prints and `replay` reads are the
 same text, so a game can be moved from the box to a laptop and replayed there.
 """
 
@@ -11,10 +11,14 @@ import json
 from typing import Any, Iterable
 
 from console.game import rules
-from console.game.board import Cell, parse_cell
+from console.game.board import Cell, brief_repr, parse_cell
 from console.game.rules import (
-    Action, ChooseTarget, Clue, GameState, NewGame, Next, Place, RuleError, SkipClue,
+    Action, ChooseTarget, Clue, GameState, NewGame, Next, Place, RuleError, SkipClue, TakeBack,
 )
+
+
+MAX_RECORD_BYTES = 1 << 20
+"""The largest record file read: a 10-player game with many tie-breaks is some 30 KB."""
 
 
 class RecordError(ValueError):
@@ -32,6 +36,7 @@ _FIELDS: dict[str, tuple[type, dict[str, tuple[type, bool]]]] = {
     "choose_target": (ChooseTarget, {"cell": (Cell, True)}),
     "clue": (Clue, {}),
     "place": (Place, {"cell": (Cell, True), "player": (int, False)}),
+    "take_back": (TakeBack, {}),
     "skip_clue": (SkipClue, {}),
     "next": (Next, {}),
 }
@@ -43,12 +48,12 @@ def action_from_json(obj: Any) -> Action:
     if not isinstance(obj, dict):
         raise RuleError("each line must be a JSON object like {\"action\": \"clue\"}")
     name = obj.get("action")
-    if name not in _FIELDS:
-        raise RuleError(f"unknown action {name!r} (expected one of {', '.join(_FIELDS)})")
+    if not isinstance(name, str) or name not in _FIELDS:
+        raise RuleError(f"unknown action {brief_repr(name)} (expected one of {', '.join(_FIELDS)})")
     cls, fields = _FIELDS[name]
     extra = sorted(set(obj) - set(fields) - {"action"})
     if extra:
-        raise RuleError(f"{name} has an unknown field {extra[0]!r}")
+        raise RuleError(f"{name} has an unknown field {brief_repr(extra[0])}")
     kwargs = {}
     for field, (kind, required) in fields.items():
         if field not in obj:
@@ -63,9 +68,9 @@ def _field_value(action: str, field: str, kind: type, value: Any) -> Any:
     if kind is Cell:
         return parse_cell(value)
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise RuleError(f"{action}: {field} must be a whole number, not {value!r}")
+        raise RuleError(f"{action}: {field} must be a whole number, not {brief_repr(value)}")
     if kind is str and not isinstance(value, str):
-        raise RuleError(f"{action}: {field} must be text, not {value!r}")
+        raise RuleError(f"{action}: {field} must be text, not {brief_repr(value)}")
     if kind is list:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise RuleError(f"{action}: {field} must be a list of colour names")
@@ -93,20 +98,51 @@ def dumps_record(actions: Iterable[Action]) -> str:
 
 
 def parse_record(text: str, source: str = "<record>") -> list[tuple[int, Action]]:
-    """Every non-blank line -> (line number, Action); RecordError at the first bad one."""
+    """Every non-blank line -> (line number, Action); RecordError at the first bad one.
+
+    Lines end at `\n` only (JSON takes a `\r` before it as white space), so the line numbers are
+    the ones an editor shows even when a line holds `\x0c`, `\x85` or `\u2028`; a leading UTF-8 BOM is
+    skipped."""
     out = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(source, number, f"not valid JSON ({exc.msg})") from None
+            obj = json_value(line)
+        except ValueError as exc:
+            raise RecordError(source, number, str(exc)) from None
         try:
             out.append((number, action_from_json(obj)))
         except RuleError as exc:
             raise RecordError(source, number, str(exc)) from None
     return out
+
+
+def json_value(line: str) -> Any:
+    """One line of strict JSON; ValueError saying what is wrong. Stricter than `json.loads`:
+    a key given twice, NaN or Infinity, nesting deeper than Python's recursion limit and an
+    integer longer than Python's 4,300-digit limit are each refused with a one-line reason."""
+    try:
+        return json.loads(line, object_pairs_hook=_no_twice_given_keys, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError("not valid JSON (nested too deeply)") from None
+    except ValueError as exc:  # the int digit limit, and our own two hooks
+        raise ValueError(f"not valid JSON ({str(exc).split(':')[0]})") from None
+
+
+def _no_twice_given_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ValueError(f"the key {brief_repr(twice)} is given twice")
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def replay_record(text: str, source: str = "<record>") -> GameState:

@@ -17,11 +17,11 @@ from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Iterable, Union
 
-from console.game.board import ALL_CELLS, Cell, RuleError, distance
+from console.game.board import ALL_CELLS, Cell, RuleError, brief_repr, distance
 from console.game.deck import CARD_COUNT, cards, shuffled
 
 __all__ = [
-    "RuleError", "NewGame", "ChooseTarget", "Clue", "Place", "SkipClue", "Next", "Action",
+    "RuleError", "NewGame", "ChooseTarget", "Clue", "Place", "TakeBack", "SkipClue", "Next", "Action",
     "GameState", "Pawn", "apply", "replay", "legal_actions", "current_player", "is_terminal",
     "regular_rounds", "PHASES", "VARIANTS", "DEFAULT_COLOR_NAMES",
 ]
@@ -63,6 +63,12 @@ class Place:
 
 
 @dataclass(frozen=True)
+class TakeBack:
+    """The pawn placed by the action just before goes back to its player, whose turn it is
+    again. Only right after a `place`: the panel offers it until the next player acts."""
+
+
+@dataclass(frozen=True)
 class SkipClue:
     pass
 
@@ -72,7 +78,7 @@ class Next:
     pass
 
 
-Action = Union[NewGame, ChooseTarget, Clue, Place, SkipClue, Next]
+Action = Union[NewGame, ChooseTarget, Clue, Place, TakeBack, SkipClue, Next]
 
 
 # --- state ----------------------------------------------------------------------------------
@@ -102,8 +108,9 @@ class GameState:
     pawns: tuple[Pawn, ...] = ()
     to_place: tuple[int, ...] = ()  # guessers still to place in this guess phase, in order
     tied: tuple[int, ...] = ()  # the players breaking a tie; empty in regular rounds
-    last_round_points: tuple[int, ...] = ()
+    last_round_points: tuple[int, ...] = ()  # the round just scored (round_over, game_over)
     winners: tuple[int, ...] = ()
+    can_take_back: bool = False  # the last action was a place: take_back may undo it
 
     @property
     def tiebreak(self) -> bool:
@@ -151,14 +158,15 @@ def legal_actions(state: GameState | None) -> list[Action]:
         return [ChooseTarget(c) for c in choices]
     if phase == "clue1":
         return [Clue()]
+    undo = [TakeBack()] if state.can_take_back else []
     if phase == "clue2":
-        return [Clue(), SkipClue()]
+        return [Clue(), SkipClue()] + undo
     if phase in ("guess1", "guess2"):
         taken = {p.cell for p in state.pawns}
         who = state.to_place[0]
-        return [Place(c, who) for c in ALL_CELLS if c not in taken]
+        return [Place(c, who) for c in ALL_CELLS if c not in taken] + undo
     if phase == "round_over":
-        return [Next()]
+        return [Next()] + undo
     return []
 
 
@@ -166,7 +174,9 @@ def legal_actions(state: GameState | None) -> list[Action]:
 
 
 def apply(state: GameState | None, action: Action) -> GameState:
-    """The state after `action`, or RuleError saying why it is not allowed now."""
+    """The state after `action`, or RuleError saying why it is not allowed now (a non-action or
+    a field of the wrong type too)."""
+    _check_action(action)
     if isinstance(action, NewGame):
         if state is not None:
             raise RuleError("a game is already under way: new_game only starts a record")
@@ -175,10 +185,12 @@ def apply(state: GameState | None, action: Action) -> GameState:
         raise RuleError("no game yet: a record starts with new_game")
     if state.phase == "game_over":
         raise RuleError("the game is over")
+    if isinstance(action, TakeBack):
+        return _take_back(state)
     handler = _HANDLERS.get((state.phase, type(action)))
     if handler is None:
         raise RuleError(f"{_action_name(action)} is not possible now: {_waiting_for(state)}")
-    return handler(state, action)
+    return replace(handler(state, action), can_take_back=isinstance(action, Place))
 
 
 def replay(actions: Iterable[Action]) -> GameState:
@@ -262,6 +274,23 @@ def _place(state: GameState, a: Place) -> GameState:
     return replace(state, phase="clue2") if state.phase == "guess1" else _score(state)
 
 
+def _take_back(state: GameState) -> GameState:
+    """Undo the place just before: the pawn leaves the board and its player is to place again;
+    a guess phase it had completed reopens (and a round it had scored is unscored, its target
+    still unseen: the panel reveals only after the next press)."""
+    if not state.can_take_back:
+        raise RuleError("take_back only follows a place: nothing to take back now")
+    pawn = state.pawns[-1]
+    back = replace(state, pawns=state.pawns[:-1], to_place=(pawn.player,) + state.to_place,
+                   can_take_back=False)
+    if state.phase == "clue2":
+        return replace(back, phase="guess1")
+    if state.phase == "round_over":
+        return replace(back, phase="guess2", last_round_points=(),
+                       scores=tuple(s - p for s, p in zip(state.scores, state.last_round_points)))
+    return back
+
+
 def _next(state: GameState, _: Next) -> GameState:
     """Start the next regular round, or settle the game: a sole leader wins, a tie among some
     players starts a tie-break round, a tie among everyone ends with joint winners."""
@@ -281,7 +310,7 @@ def _next(state: GameState, _: Next) -> GameState:
 def _start_round(state: GameState, giver: int, tied: tuple[int, ...]) -> GameState:
     fresh = replace(
         state, phase="choose_target", round=state.round + 1, giver=giver, tied=tied,
-        card=None, target=None, pawns=(), to_place=(),
+        card=None, target=None, pawns=(), to_place=(), last_round_points=(),
     )
     return _draw_card(fresh)
 
@@ -341,8 +370,32 @@ def _guess_order(state: GameState, step: int) -> tuple[int, ...]:
 
 _ACTION_NAMES = {
     NewGame: "new_game", ChooseTarget: "choose_target", Clue: "clue", Place: "place",
-    SkipClue: "skip_clue", Next: "next",
+    TakeBack: "take_back", SkipClue: "skip_clue", Next: "next",
 }
+
+
+_NONE = type(None)
+_FIELD_TYPES: dict[type, dict[str, tuple[type, ...]]] = {
+    # exact types: True is not a player, and a cell is a Cell (which is always on the board)
+    NewGame: {"players": (int,), "seed": (int,), "first_giver": (int,), "variant": (str,),
+              "colors": (tuple, list, _NONE)},
+    ChooseTarget: {"cell": (Cell,)},
+    Place: {"cell": (Cell,), "player": (int, _NONE)},
+}
+_KIND_NAMES = {int: "a whole number", str: "text", Cell: "a Cell", tuple: "a list of colour names",
+               list: "a list of colour names", _NONE: "None"}
+
+
+def _check_action(action: object) -> None:
+    """A RuleError for anything `apply` cannot take: not an action, or a field of the wrong type."""
+    if type(action) not in _ACTION_NAMES:
+        raise RuleError(f"{brief_repr(action)} is not a game action")
+    for field, kinds in _FIELD_TYPES.get(type(action), {}).items():
+        value = getattr(action, field)
+        if type(value) not in kinds or (
+                type(value) in (tuple, list) and not all(type(v) is str for v in value)):
+            wanted = " or ".join(dict.fromkeys(_KIND_NAMES[k] for k in kinds))
+            raise RuleError(f"{_action_name(action)}: {field} must be {wanted}, not {brief_repr(value)}")
 
 
 def _action_name(action: Action) -> str:

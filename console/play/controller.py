@@ -5,9 +5,10 @@ new game state, the new UI state, and the game actions it applied (in order), wh
 appends to the store before anything is drawn. The controller never produces an illegal action;
 it checks what the rules would refuse (an occupied cell) and shows a "no" instead.
 
-A guess is *pending* until the next player takes over: B takes it back, any other press commits
-it (and, while guessing goes on, also counts as the next player's first press). That is how a
-mistaken placement is undone without an "undo" in the append-only game record.
+A guess goes into the record the moment A places it, so a power cut never loses a pawn the panel
+showed. Until the next press it stays *pending* on the panel: B takes it back (a `take_back` in
+the record), any other press lets it stand (and, while guessing goes on, also counts as the next
+player's first press). The reveal after the last pawn waits for that press.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from console.game import rules
 from console.game.board import COLS, ROWS, Cell
-from console.game.rules import Action, ChooseTarget, Clue, GameState, NewGame, Next, Pawn, Place, SkipClue
+from console.game.rules import Action, ChooseTarget, Clue, GameState, NewGame, Next, Pawn, Place, SkipClue, TakeBack
 from console.view.ui import CENTRE, REVEAL_POINTS_S, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui
 
 MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
@@ -196,12 +197,13 @@ def _secret(game: GameState, ui: Ui, button: str, t: float) -> Step:
 def _play(game: GameState, ui: Ui, button: str, t: float) -> Step:
     if ui.pending is not None:
         if button == "b":
-            return Step(game, replace(ui, cursor=ui.pending.cell, pending=None))
-        committed = _apply(game, replace(ui, pending=None), t, Place(ui.pending.cell, ui.pending.player))
-        if committed.game.phase not in ("guess1", "guess2"):
-            return committed  # the press that hands over to the giver or the reveal is used up
-        after = _play(committed.game, committed.ui, button, t)
-        return replace(after, actions=committed.actions + after.actions)
+            back = rules.apply(game, TakeBack())
+            return Step(back, replace(ui, screen="play", cursor=ui.pending.cell, pending=None), (TakeBack(),))
+        ui = replace(ui, pending=None)
+        if game.phase == "round_over":
+            return Step(game, screen_for(game, ui, t))  # the press that reveals the target is used up
+        if game.phase not in ("guess1", "guess2"):
+            return Step(game, ui)  # the press that hands over to the giver is used up
     phase = game.phase
     if phase == "clue1":
         return _apply(game, ui, t, Clue()) if button == "a" else Step(game, ui)
@@ -217,8 +219,20 @@ def _play(game: GameState, ui: Ui, button: str, t: float) -> Step:
     if button == "a":
         if game.occupied(ui.cursor):
             return Step(game, replace(ui, refused=ui.cursor, refused_at=t))
-        return Step(game, replace(ui, pending=Pawn(rules.current_player(game), ui.cursor), refused=None))
+        return _place(game, ui, t)
     return Step(game, ui)
+
+
+def _place(game: GameState, ui: Ui, t: float) -> Step:
+    """The pawn goes into the record at once (a power cut keeps what the panel shows); the panel
+    marks it as the one B takes back until the next press, and holds back the reveal until then."""
+    pawn = Pawn(rules.current_player(game), ui.cursor)
+    action = Place(pawn.cell, pawn.player)
+    placed = rules.apply(game, action)
+    shown = replace(ui, pending=pawn, refused=None)
+    if placed.phase == "clue2":
+        shown = replace(screen_for(placed, ui, t), pending=pawn)
+    return Step(placed, shown, (action,))
 
 
 def _reveal(game: GameState, ui: Ui, button: str, t: float) -> Step:

@@ -1,17 +1,30 @@
 """The renderer: game state, UI state and time to a Frame, as a pure function.
 
 The app redraws at its frame rate, so the board screens start from a cached copy of the plain
-board's bytes (built once per canvas size) and overlay only what changes: pawns, the cursor, the
+board's bytes (built once per canvas size) and overlay only what changes: pawns, cursors, the
 status columns. A busy mid-game frame is a bytearray copy and a few dozen slice assignments.
 Every animation is a function of `t` (and of `ui.since`, when the screen started), so the same
 inputs always give the same frame and tests need no clock.
 
+While clues are given and guessed, nothing covers the board: a pawn or a cursor changes only its
+own cell, and everything else the table needs is in the status columns.
+
+- A pawn blinks between its player's colour (PAWN_LIT of each PAWN_S period) and dark. Dark
+  differs from every cell by far more than any two pawn colours are close, so a pawn shows on
+  every cell; its lit phase is its player's colour. The black seat cannot be lit: its pawn, text
+  and swatches are grey (`screens.ink`), swatches checkered.
+- A cursor keeps its cell's own look (colour or pawn) for the first half of each CURSOR_S period
+  and flickers in the second: its player's colour, then white or dark (whichever stands out
+  from that cell), twice. The flicker tells it from a pawn, the colour says whose it is. Its
+  eight neighbours are never touched. A refused cell (taken) flickers red instead for REFUSED_S.
+  Several cursors may be drawn (phone players', `Ui.remote_cursors`).
+
 The board takes columns 0-29 and rows 0-15 (cell (row, col) at x = col, y = row); larger
 canvases keep it at the top left with the rest black. The status columns, x 30-31:
 
-    rows 0-5    the colour of the player who must act, blinking while they must (during a
-                pending pawn, the next player's); steady, the cue giver's, during the reveal
-    rows 7-11   the phase as a 2x5 glyph:
+    rows 0-3    the colour of the player who must act, blinking while they must; steady, the
+                cue giver's, while the table looks (reveal, or a last pawn not yet let stand)
+    rows 5-9    the phase as a 2x5 glyph:
 
                 choose   clue 1   guess 1   clue 2    guess 2   reveal
                 target                      or pass
@@ -23,6 +36,8 @@ canvases keep it at the top left with the rest black. The status columns, x 30-3
 
                 a checker for the hidden choice, bars for clues and squares for pawns (one
                 or two: the first or the second), "!" for the reveal
+    rows 11-15  guessing: the loupe, the colour under the cursor as a 2x5 swatch; the second
+                clue: C (clue, chosen) or P (pass) in white
     row 15      x 31 blinks amber while the record store is offline (on every screen)
 
 While the shutdown button is held both columns become a red bar filling from the bottom, on
@@ -37,30 +52,29 @@ from functools import lru_cache
 from console.view import font
 from console.view import screens
 from console.game.board import COLS, ROWS, Cell, cells_within, distance
-from console.view.palette import PAWN_COLORS, board_colors
+from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
 from console.game.rules import GameState, Pawn, current_player
 from console.view.screens import WHITE, blink, fill_rect, ink, swatch
-from console.view.ui import Ui
+from console.view.ui import Cursor, Ui
 from hal.frame import BLACK, RGB, Frame
 
-PAWN_HZ = 1.5  # pawns: the player's colour, then the cell's, in each period
-CURSOR_HZ = 4.0  # the crosshair's arms swap white and black
+PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
+CURSOR_S = 0.8  # a cursor: its cell's look for 0.4 s, then 4 flickers of 0.1 s
 ACT_HZ = 2.0  # the acting player's swatch in the status columns
 CARD_HZ = 2.0  # the card's cells on the secret screen
-REFUSED_S = 0.6  # how long the red "no" cross stays
+REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 RING_HZ, TARGET_HZ = 2.0, 3.0  # the reveal: the scoring ring flashes, the target blinks faster
 WARN_HZ = 2.0
 IDLE_WAVE_S = 8.0  # one brightness wave across the idle board
 IDLE_STEPS = 64  # cached frames per wave
-CLUE_BANNER_S, CLUE_BANNER_EVERY_S = 2.5, 8.0  # the CLUE banner shows that long, that often
 STATUS_X = COLS
 AMBER: RGB = (255, 180, 0)
-UNCHOSEN_ON_BOARD: RGB = (140, 140, 140)  # legible on the dimmed board, still well below white
 HOLD_ON: RGB = (255, 0, 0)
 HOLD_OFF: RGB = (40, 0, 0)
+LIGHT_CELL = 0.62  # OKLab lightness from which dark, not white, stands out from a cell
 
 _WHITE, _BLACK, _RED = bytes(WHITE), bytes(BLACK), bytes((255, 0, 0))
-_PAWN_BYTES = {name: bytes(rgb) for name, rgb in PAWN_COLORS.items()}
+_INK_BYTES = {name: bytes(ink(name)) for name in PAWN_COLORS}
 _GLYPH_RGB: RGB = (200, 200, 200)
 _PHASE_GLYPHS = {
     "choose_target": "#. .# #. .# #.",
@@ -70,6 +84,7 @@ _PHASE_GLYPHS = {
     "guess2": "## ## .. ## ##",
     "round_over": "## ## ## .. ##",
 }
+_CHOICE_GLYPHS = ("## #. #. #. ##", "## ## #. #. #.")  # C (a second clue), P (pass)
 _GAME_SCREENS = ("handoff", "secret", "play", "reveal", "tiebreak", "game_over")
 
 
@@ -138,35 +153,48 @@ def _frame_from(base: bytes, width: int, height: int) -> Frame:
 
 
 def _draw_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], t: float) -> None:
-    """Every pawn in its player's colour in the first half of each blink (the cell shows otherwise)."""
-    if not blink(t, PAWN_HZ):
-        return
+    """Every pawn in its player's colour, then dark, in each PAWN_S period."""
+    lit = (t / PAWN_S) % 1.0 < PAWN_LIT
     for pawn in pawns:
         i = (pawn.cell.row * width + pawn.cell.col) * 3
-        pixels[i : i + 3] = _PAWN_BYTES[colors[pawn.player]]
+        pixels[i : i + 3] = _INK_BYTES[colors[pawn.player]] if lit else _BLACK
 
 
-def _draw_cursor(pixels: bytearray, width: int, cell: Cell, t: float) -> None:
-    """A crosshair on the four cells beside `cell`: the vertical arms white while the horizontal
-    ones are black, swapping quickly, so some arm stands out on any colour. The centre keeps its
-    own colour: the player sees what they point at."""
-    vertical, horizontal = (_WHITE, _BLACK) if blink(t, CURSOR_HZ) else (_BLACK, _WHITE)
-    for dr, dc, rgb in ((-1, 0, vertical), (1, 0, vertical), (0, -1, horizontal), (0, 1, horizontal)):
-        row, col = cell.row + dr, cell.col + dc
-        if 0 <= row < ROWS and 0 <= col < COLS:
-            i = (row * width + col) * 3
-            pixels[i : i + 3] = rgb
+@lru_cache(maxsize=1)
+def _cursor_contrast() -> tuple[bytes, ...]:
+    """Per cell, white or dark: whichever stands out more from its colour."""
+    return tuple(_BLACK if srgb_to_oklab(rgb)[0] >= LIGHT_CELL else _WHITE for rgb in board_colors())
 
 
-def _draw_refused(pixels: bytearray, width: int, ui: Ui, t: float) -> None:
-    """A red X over an occupied cell the player tried to take, for REFUSED_S."""
-    if ui.refused is None or not 0 <= t - ui.refused_at < REFUSED_S:
+def cursor_mark(t: float) -> int:
+    """0 while a cursor shows its cell's own look, 1 for its colour, 2 for the contrast."""
+    phase = (t / CURSOR_S) % 1.0
+    if phase < 0.5:
+        return 0
+    return 1 + int((phase - 0.5) * 8) % 2
+
+
+def _draw_cursor(pixels: bytearray, width: int, cursor: Cursor, t: float, refused: bool = False) -> None:
+    """One cursor on its own cell only (see the module docstring)."""
+    mark = cursor_mark(t)
+    if mark == 0:
         return
-    for dr, dc in ((0, 0), (-1, -1), (-1, 1), (1, -1), (1, 1)):
-        row, col = ui.refused.row + dr, ui.refused.col + dc
-        if 0 <= row < ROWS and 0 <= col < COLS:
-            i = (row * width + col) * 3
-            pixels[i : i + 3] = _RED
+    cell = cursor.cell
+    i = (cell.row * width + cell.col) * 3
+    if mark == 1:
+        pixels[i : i + 3] = _RED if refused else _INK_BYTES[cursor.color]
+    else:
+        pixels[i : i + 3] = _cursor_contrast()[cell.index]
+
+
+def _draw_cursors(pixels: bytearray, width: int, state: GameState, ui: Ui, t: float, own: bool) -> None:
+    """The phone players' cursors, then (when `own`) the panel's, in the acting player's colour."""
+    for cursor in ui.remote_cursors:
+        _draw_cursor(pixels, width, cursor, t)
+    player = current_player(state)
+    if own and player is not None:
+        refused = ui.refused == ui.cursor and 0 <= t - ui.refused_at < REFUSED_S
+        _draw_cursor(pixels, width, Cursor(state.colors[player], ui.cursor), t, refused)
 
 
 def _contrast(rgb: bytes) -> bytes:
@@ -177,41 +205,40 @@ def _contrast(rgb: bytes) -> bytes:
 # --- the status columns -------------------------------------------------------------------------
 
 
-def _actor(state: GameState, ui: Ui) -> int | None:
-    """Who must act now; while a pawn is pending, whoever its commit hands over to."""
-    if ui.pending is None:
-        return current_player(state)
-    if len(state.to_place) > 1:
-        return state.to_place[1]
-    return state.giver if state.phase == "guess1" else None
+def _glyph(art: str, rgb: RGB) -> list[bytes]:
+    return [b"".join(bytes(rgb) if mark == "#" else _BLACK for mark in line) for line in art.split()]
 
 
-@lru_cache(maxsize=128)
-def _status_rows(color: str, lit: bool, phase: str) -> tuple[bytes, ...]:
-    """The 16 rows (6 bytes each) of the status columns."""
+@lru_cache(maxsize=256)
+def _status_rows(color: str, lit: bool, phase: str, lower: tuple[bytes, ...] | None) -> tuple[bytes, ...]:
+    """The 16 rows (6 bytes each) of the status columns; `lower` the bottom five."""
     rgb = PAWN_COLORS[color]
     if rgb == BLACK:
         grey = screens.BLACK_INK if lit else tuple(v // 3 for v in screens.BLACK_INK)
         checker = (bytes(grey) + _BLACK, _BLACK + bytes(grey))
-        top = [checker[y % 2] for y in range(6)]
+        top = [checker[y % 2] for y in range(4)]
     else:
         shown = rgb if lit else tuple(v // 4 for v in rgb)
-        top = [bytes(shown) * 2] * 6
+        top = [bytes(shown) * 2] * 4
     art = _PHASE_GLYPHS.get(phase)
-    glyph = [_BLACK * 2] * 5 if art is None else [
-        b"".join(bytes(_GLYPH_RGB) if mark == "#" else _BLACK for mark in line) for line in art.split()
-    ]
-    return tuple(top + [_BLACK * 2] + glyph + [_BLACK * 2] * 4)
+    glyph = [_BLACK * 2] * 5 if art is None else _glyph(art, _GLYPH_RGB)
+    bottom = list(lower) if lower is not None else [_BLACK * 2] * 5
+    return tuple(top + [_BLACK * 2] + glyph + [_BLACK * 2] + bottom)
 
 
-def _draw_status(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
-    actor = _actor(state, ui)
+def _draw_status(frame: Frame, state: GameState, ui: Ui, t: float, lower: tuple[bytes, ...] | None = None) -> None:
+    actor = current_player(state)  # nobody while the last pawn of a round waits to be let stand
     color = state.colors[state.giver if actor is None else actor]
-    rows = _status_rows(color, actor is None or blink(t, ACT_HZ, 0.7), state.phase)
+    rows = _status_rows(color, actor is None or blink(t, ACT_HZ, 0.7), state.phase, lower)
     pixels, width = frame.pixels, frame.width
     for y, line in enumerate(rows):
         i = (y * width + STATUS_X) * 3
         pixels[i : i + 6] = line
+
+
+def _loupe(cell: Cell) -> tuple[bytes, ...]:
+    """The colour under the cursor, big enough to compare with the cells around it."""
+    return (bytes(board_colors()[cell.index]) * 2,) * 5
 
 
 def _draw_system(frame: Frame, ui: Ui, t: float) -> None:
@@ -240,6 +267,7 @@ def _secret(state: GameState, ui: Ui, t: float, width: int, height: int) -> Fram
     """The giver picks the target: in the cards variant the card's four cells blink on a dimmed
     board and the chosen one holds still under the cursor; in the free variant, any cell."""
     cells = state.card_cells
+    giver = state.colors[state.giver]
     if state.variant == "cards" and cells:
         frame = _frame_from(_dim_bytes(width, height), width, height)
         base, pixels = _board_bytes(width, height), frame.pixels
@@ -249,50 +277,30 @@ def _secret(state: GameState, ui: Ui, t: float, width: int, height: int) -> Fram
             if lit or cell == chosen:
                 i = (cell.row * width + cell.col) * 3
                 pixels[i : i + 3] = base[i : i + 3]
-        _draw_cursor(pixels, width, chosen, t)
     else:
         frame = _frame_from(_board_bytes(width, height), width, height)
-        _draw_cursor(frame.pixels, width, ui.cursor, t)
-    _draw_status(frame, state, ui, t)
+        chosen = ui.cursor
+    _draw_cursor(frame.pixels, width, Cursor(giver, chosen), t)
+    _draw_status(frame, state, ui, t, _loupe(chosen))
     return frame
 
 
 def _play(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
-    """Clues and guesses: the board and the pawns; the cursor while guessing; a CLUE banner in
-    the giver's colour now and then during the first clue; CLUE / PASS over a dimmed board
-    during the second."""
+    """Clues and guesses: the whole board with its pawns; while guessing the cursor and, in the
+    status columns, the loupe; in the second clue the giver's choice, C or P."""
     phase = state.phase
-    base = _dim_bytes(width, height) if phase == "clue2" else _board_bytes(width, height)
-    frame = _frame_from(base, width, height)
+    frame = _frame_from(_board_bytes(width, height), width, height)
     pixels = frame.pixels
-    pawns = state.pawns if ui.pending is None else state.pawns + (ui.pending,)
-    _draw_pawns(pixels, width, pawns, state.colors, t)
-    if phase in ("guess1", "guess2"):
-        _draw_cursor(pixels, width, ui.cursor, t)
-        _draw_refused(pixels, width, ui, t)
-    elif phase == "clue1" and (t - ui.since) % CLUE_BANNER_EVERY_S < CLUE_BANNER_S:
-        _clue_banner(frame, ink(state.colors[state.giver]))
+    _draw_pawns(pixels, width, state.pawns, state.colors, t)
+    guessing = phase in ("guess1", "guess2")
+    _draw_cursors(pixels, width, state, ui, t, own=guessing)
+    lower = None
+    if guessing:
+        lower = _loupe(ui.cursor)
     elif phase == "clue2":
-        _clue_or_pass(frame, ui.choice)
-    _draw_status(frame, state, ui, t)
+        lower = tuple(_glyph(_CHOICE_GLYPHS[ui.choice], WHITE))
+    _draw_status(frame, state, ui, t, lower)
     return frame
-
-
-def _clue_banner(frame: Frame, rgb: RGB) -> None:
-    fill_rect(frame, 5, 3, 19, 9, rgb)
-    fill_rect(frame, 6, 4, 17, 7, BLACK)
-    font.draw_text(frame, 7, 5, "CLUE", rgb)
-
-
-def _clue_or_pass(frame: Frame, choice: int) -> None:
-    """Two stacked choices, the chosen one white behind a pointer."""
-    for i, (word, y) in enumerate((("CLUE", 2), ("PASS", 9))):
-        x = (COLS - font.text_width(word)) // 2
-        chosen = choice == i
-        font.draw_text(frame, x, y, word, WHITE if chosen else UNCHOSEN_ON_BOARD)
-        if chosen:
-            fill_rect(frame, x - 4, y + 1, 1, 3, WHITE)
-            frame.set(x - 3, y + 2, WHITE)
 
 
 def _reveal(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
@@ -417,20 +425,17 @@ def _setup_hint(ui: Ui) -> str:
 
 def _play_hint(state: GameState, ui: Ui, giver: str) -> str:
     phase = state.phase
+    placed = ""
+    if ui.pending is not None:
+        placed = f"{_name(state, ui.pending.player)} placed a pawn on {ui.pending.cell} (B takes it back); "
+        if phase == "round_over":
+            return f"{placed}any other button reveals the target"
     if phase == "clue1":
         return f"{giver}: give your first clue, one word, then press A"
     if phase == "clue2":
-        pick = "CLUE" if ui.choice == 0 else "PASS"
-        return f"{giver}: give a second clue of up to two words, or pass ({pick} chosen, A confirms)"
+        pick = "CLUE (C)" if ui.choice == 0 else "PASS (P)"
+        return f"{placed}{giver}: give a second clue of up to two words, or pass ({pick} chosen, A confirms)"
     if phase not in ("guess1", "guess2"):
         raise ValueError(f"the play screen has nothing to ask for in the {phase} phase")
     which = "first" if phase == "guess1" else "second"
-    if ui.pending is None:
-        return f"{_name(state, current_player(state))}: place your {which} pawn (A places, B takes back)"
-    placed = f"{_name(state, ui.pending.player)} placed a pawn on {ui.pending.cell} (B takes it back)"
-    nxt = _actor(state, ui)
-    if nxt is None:
-        return f"{placed}; any other button reveals the target"
-    if len(state.to_place) > 1:
-        return f"{placed}; {_name(state, nxt)}: place your {which} pawn"
-    return f"{placed}; any other button goes on to {_name(state, nxt)}'s second clue"
+    return f"{placed}{_name(state, current_player(state))}: place your {which} pawn (A places)"

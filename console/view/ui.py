@@ -45,6 +45,15 @@ class SetupChoices:
 
 
 @dataclass(frozen=True)
+class Cursor:
+    """A cursor on the board: whose (their pawn colour) and where. The panel's own cursor is the
+    acting player's; a phone player's (the web companion) is drawn the same way."""
+
+    color: str
+    cell: Cell
+
+
+@dataclass(frozen=True)
 class Ui:
     screen: str = "idle"
     since: float = 0.0  # when this screen (or reveal stage skip) started, on the app's clock
@@ -52,7 +61,8 @@ class Ui:
     card_choice: int = 0  # which of the card's 4 cells the giver is on
     choice: int = 0  # a two-way menu: resume (0) / new (1); second clue (0) / pass (1)
     setup: SetupChoices = field(default_factory=SetupChoices)
-    pending: Pawn | None = None  # placed, not yet committed: B takes it back
+    pending: Pawn | None = None  # placed (and stored) just now: B takes it back until the next press
+    remote_cursors: tuple[Cursor, ...] = ()  # phone players' cursors, drawn beside the panel's
     refused: Cell | None = None  # an occupied cell the player tried: a visible "no"
     refused_at: float = -1.0
     brightness: float = 1.0  # the ceiling the host set (the limiter may still lower it)

@@ -10,8 +10,9 @@ from typing import Any
 
 from hal.drivers.base import Driver, DriverError, driver_settings
 from hal.layout import Layout
+from hal.light import LINEAR, LightResponse
 
-__all__ = ["DRIVER_NAMES", "Driver", "DriverError", "make_driver"]
+__all__ = ["DRIVER_NAMES", "Driver", "DriverError", "light_response_of", "make_driver"]
 
 
 def _ws281x(settings: dict, layout: Layout) -> Driver:
@@ -57,6 +58,16 @@ _FACTORIES: dict[str, Callable[[dict, Layout], Driver]] = {
     "sim-png": _sim_png,
 }
 DRIVER_NAMES = tuple(_FACTORIES)
+
+
+def light_response_of(name: str) -> LightResponse:
+    """What the bytes written become on the LEDs of the driver called `name`, without opening it
+    (for `hues-console palette` on any machine)."""
+    if name == "leds-dev":
+        from hal.drivers.leds_dev import LedsDevDriver
+
+        return LedsDevDriver.light_response
+    return LINEAR
 
 
 def make_driver(name: str, settings: Mapping[str, Any] | None, layout: Layout) -> Driver:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hal.frame import Frame
+from hal.light import LINEAR, LightResponse
 
 
 class DriverError(RuntimeError):
@@ -19,8 +20,8 @@ class DriverError(RuntimeError):
 
 
 class Driver(ABC):
-    # True when the device applies gamma itself, so the output stage must not (leds-dev).
-    applies_own_gamma = False
+    # What the bytes written become on the LEDs; the output stage writes for it (hal/light.py).
+    light_response: LightResponse = LINEAR
 
     @abstractmethod
     def show(self, leds: bytes, frame: Frame) -> None:

@@ -3,8 +3,15 @@
 rpi-ws281x sends the whole buffer on every `show()`, but each `setPixelColor` is a Python call,
 so only LEDs whose colour changed since the last frame are set. The library only says "init
 failed" when it cannot start; the usual causes (not a Pi, a Pi 5, not root, a pin it cannot
-drive, the onboard sound holding the PWM) are probed here so the host reads which one it is.
-The probes read paths and a uid function given to `PiProbe`, so tests can point them elsewhere.
+drive, the onboard sound holding the PWM, a board revision the library does not know, SPI not
+set up) are probed here so the host reads which one it is. Every call into the library is
+wrapped, so a failure mid-game is a DriverError with a sentence, never a traceback. The probes
+read paths and a uid function given to `PiProbe`, so tests can point them elsewhere.
+
+The bytes reach the LEDs as written: rpi-ws281x-python 5.0.0's PixelStrip passes the identity
+table `list(range(256))` as gamma when none is given, and the C library's render scales each
+byte by `((brightness & 0xff) + 1)` then `>> 8`, which with our brightness 255 is the byte itself
+(jgarff/rpi_ws281x ws2811.c, ws2811_render). So this driver's light response is linear.
 """
 
 from __future__ import annotations
@@ -31,6 +38,17 @@ PWM1_PINS = (13, 19)
 PCM_PINS = (21,)
 SPI_PINS = (10,)
 USABLE_PINS = PWM0_PINS + PWM1_PINS + PCM_PINS + SPI_PINS
+# DMA channels the library can use (0..14). Channel 5 is the SD card's: rpi_ws281x's README warns
+# that using it "will cause filesystem corruption" (jgarff/rpi_ws281x#224). 10 is its default.
+DMA_CHANNELS = tuple(channel for channel in range(15) if channel != 5)
+# ws2811_return_t values (ws2811.h) that have a cause worth naming.
+HW_NOT_SUPPORTED = -3
+SPI_TRANSFER_ERROR = -14
+# Board revisions Raspberry Pi sold as a Pi 3 that rpi-ws281x 5.0.0's bundled C library (commit
+# 1f47b59) does not list in rpihw.c: on a 64-bit OS it compares /proc/device-tree/system/
+# linux,revision exactly, so these fail with code -3. jgarff/rpi_ws281x added them in October 2024
+# (#536: 0xa52082, #543: 0x9020e1), after the last binding release.
+UNKNOWN_TO_THE_BINDING = {0xA52082: "Pi 3 Model B Rev 1.2", 0x9020E1: "Pi 3 Model A+ Rev 1.1"}
 # LEDs compared as one byte slice before looking at them one by one (one panel row).
 COMPARE_BLOCK_LEDS = 16
 
@@ -86,13 +104,46 @@ def real_pixel_strip(*args, **kwargs):
     return PixelStrip(*args, **kwargs)
 
 
+def spi_frame_bytes(led_count: int, freq_hz: int = 800000) -> int:
+    """Bytes rpi-ws281x sends in one SPI transfer for `led_count` LEDs: its PCM_BYTE_COUNT macro
+    (ws2811.c), 3 SPI bits per LED bit, 4 colours an LED, plus 55 us of reset. spidev's buffer
+    (the spidev.bufsiz kernel parameter, 4096 by default) must hold it."""
+    bits = led_count * 4 * 8 * 3 + (55 * freq_hz * 3) // 1000000
+    return ((bits >> 3) & ~0x7) + 4 + 4
+
+
 @dataclass(frozen=True)
 class PiProbe:
     """Where to look when rpi-ws281x fails to start."""
 
     model_path: str = "/proc/device-tree/model"
+    revision_path: str = "/proc/device-tree/system/linux,revision"
     modules_path: str = "/proc/modules"
+    spidev_bufsiz_path: str = "/sys/module/spidev/parameters/bufsiz"
     euid: Callable[[], int] = os.geteuid
+
+    def revision(self) -> int | None:
+        """The board revision code (4 bytes, big-endian, as rpihw.c reads it), or None."""
+        try:
+            with open(self.revision_path, "rb") as file:
+                data = file.read(4)
+        except OSError:
+            return None
+        return int.from_bytes(data, "big") if len(data) == 4 else None
+
+    def check_spi(self, led_count: int, freq_hz: int) -> None:
+        """Refuse to start on SPI when spidev is missing or its buffer cannot take a frame."""
+        needed = spi_frame_bytes(led_count, freq_hz)
+        text = _read_text(self.spidev_bufsiz_path).strip()
+        if not text:
+            raise DriverError("SPI is off, so the LEDs on GPIO 10 cannot be driven: set "
+                              "dtparam=spi=on in /boot/firmware/config.txt (sudo ./scripts/install-pi "
+                              "does) and reboot")
+        if text.isdigit() and int(text) < needed:
+            raise DriverError(
+                f"the SPI buffer (spidev.bufsiz={text}) is smaller than a frame of {led_count} "
+                f"LEDs ({needed} bytes): add spidev.bufsiz={needed} to /boot/firmware/cmdline.txt "
+                f"(sudo ./scripts/install-pi does) and reboot")
 
     def diagnose(self, pin: int, error: Exception) -> str:
         model = _read_text(self.model_path).replace("\0", "").strip()
@@ -102,6 +153,8 @@ class PiProbe:
         if is_pi5_family(model):
             return ("rpi-ws281x cannot drive LEDs on a Raspberry Pi 5: use the leds-dev driver "
                     "with dtoverlay=ws2812-pio")
+        if f"code {HW_NOT_SUPPORTED} " in str(error):
+            return self._unknown_board(model)
         if pin not in USABLE_PINS:
             return (f"rpi-ws281x cannot drive LEDs on GPIO {pin}: wire them to GPIO 18 "
                     f"(or 12/13/19 PWM, 21 PCM, 10 SPI)")
@@ -111,6 +164,23 @@ class PiProbe:
             return (f"the onboard sound (snd_bcm2835) holds the PWM that GPIO {pin} needs: "
                     f"set dtparam=audio=off in /boot/firmware/config.txt and reboot")
         return f"rpi-ws281x could not start the LEDs on GPIO {pin}: {error}"
+
+    def _unknown_board(self, model: str) -> str:
+        revision = self.revision()
+        code = "an unknown revision" if revision is None else f"revision 0x{revision:06x}"
+        known = UNKNOWN_TO_THE_BINDING.get(revision or 0)
+        later = (f"its C library learned the {known} in October 2024, after the last release"
+                 if known else "no release of its C library lists it")
+        return (f"rpi-ws281x 5.0.0 does not know this board ({model}, {code}; {later}): build the "
+                f"binding against the current library as docs/MAKERS.md says under "
+                f"'A board rpi-ws281x does not know'")
+
+    def render_failure(self, pin: int, error: Exception, led_count: int) -> str:
+        """The sentence for a frame rpi-ws281x could not send."""
+        if pin in SPI_PINS and f"code {SPI_TRANSFER_ERROR} " in str(error):
+            return (f"the SPI transfer of a frame failed: spidev.bufsiz in /boot/firmware/cmdline.txt "
+                    f"must be at least {spi_frame_bytes(led_count)} (sudo ./scripts/install-pi sets it)")
+        return f"rpi-ws281x could not send a frame to the LEDs on GPIO {pin}: {error}"
 
 
 def _read_text(path: str) -> str:
@@ -141,20 +211,33 @@ class Ws281xDriver(Driver):
             raise DriverError(
                 f"ws281x strip_type {strip_type!r} is not a colour order: use one of {', '.join(STRIP_TYPES)}"
             )
+        if dma not in DMA_CHANNELS:
+            raise DriverError(f"ws281x dma {dma} cannot be used: pick one of 0..14 but 5 (channel 5 "
+                              f"corrupts the SD card); 10 is the library's default")
         if channel is None:
             channel = 1 if pin in PWM1_PINS else 0
         if strip_factory is None:
             strip_factory = real_pixel_strip
+        if pin in SPI_PINS:
+            probe.check_spi(led_count, freq_hz)
         self.led_count = led_count
-        self.strip = strip_factory(led_count, pin, freq_hz, dma, invert, 255, channel,
-                                   STRIP_TYPES[strip_type])
+        self.pin = pin
+        self._probe = probe
         try:
+            self.strip = strip_factory(led_count, pin, freq_hz, dma, invert, 255, channel,
+                                       STRIP_TYPES[strip_type])
             self.strip.begin()
-        except RuntimeError as error:
+        except (RuntimeError, ValueError, TypeError, OverflowError) as error:
             raise DriverError(probe.diagnose(pin, error)) from error
         self._shown = bytes(led_count * 3)
         self._closed = False
-        self.strip.show()
+        self._transmit()
+
+    def _transmit(self) -> None:
+        try:
+            self.strip.show()
+        except RuntimeError as error:
+            raise DriverError(self._probe.render_failure(self.pin, error, self.led_count)) from error
 
     def show(self, leds: bytes, frame: Frame) -> None:
         self._send(leds)
@@ -172,10 +255,13 @@ class Ws281xDriver(Driver):
         if leds == self._shown:
             return
         strip = self.strip
-        for n in self._changed_leds(leds):
-            strip.setPixelColor(n, int.from_bytes(leds[3 * n : 3 * n + 3], "big"))
+        try:
+            for n in self._changed_leds(leds):
+                strip.setPixelColor(n, int.from_bytes(leds[3 * n : 3 * n + 3], "big"))
+        except (RuntimeError, ValueError, TypeError, OverflowError) as error:
+            raise DriverError(f"rpi-ws281x refused a pixel: {error}") from error
         self._shown = bytes(leds)
-        strip.show()
+        self._transmit()
 
     def _changed_leds(self, leds: bytes):
         """Chain positions whose colour differs from the last frame sent.

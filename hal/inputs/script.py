@@ -23,6 +23,19 @@ from hal.inputs.events import BUTTONS, PRESS, RELEASE, InputConfigError, InputEv
 from hal.inputs.repeat import AutoRepeat
 
 
+MAX_SCRIPT_BYTES = 1 << 20
+"""The largest script file read (a whole 10-player game is a few KB)."""
+# A script is played frame by frame on the virtual clock, and each press is an event held in
+# memory, so counts and durations are bounded (a whole 10-player game is some 3,000 presses):
+# `right 100000000` would take gigabytes and `hold a 1e8` hours. At the slowest frame rate (10 fps)
+# the longest script allowed ends within 2.2 hours, well inside the app's 24-hour virtual limit.
+MAX_COUNT = 1000  # presses on one line
+MAX_HOLD_S = 60.0  # one hold
+MAX_WAIT_S = 3600.0  # one wait
+MAX_PRESSES = 20_000  # presses in the whole script
+MAX_SECONDS = 3600.0  # holds and waits in the whole script
+
+
 @dataclass(frozen=True, slots=True)
 class Tap:
     """Press and release `button`, `count` times."""
@@ -60,19 +73,25 @@ class ScriptError(ValueError):
 
 
 def _count(word: str) -> int:
-    if word.isdecimal() and int(word) > 0:
+    if word.isascii() and word.isdecimal() and len(word) <= 4 and 0 < int(word) <= MAX_COUNT:
         return int(word)
-    raise ValueError(f"a count must be a whole number above 0, not {word!r}")
+    raise ValueError(f"a count must be a whole number from 1 to {MAX_COUNT}, not {_brief(word)}")
 
 
-def _seconds(word: str) -> float:
+def _seconds(word: str, most: float) -> float:
     try:
-        seconds = float(word)
+        seconds = float(word) if word.isascii() else math.nan
     except ValueError:
         seconds = math.nan
-    if math.isfinite(seconds) and seconds > 0:
+    if 0 < seconds <= most:  # also refuses nan
         return seconds
-    raise ValueError(f"a duration must be a number of seconds above 0, not {word!r}")
+    raise ValueError(f"a duration must be a number of seconds above 0 and at most {most:g}, "
+                     f"not {_brief(word)}")
+
+
+def _brief(word: str) -> str:
+    text = repr(word)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _parse_line(words: list[str]) -> Step:
@@ -86,26 +105,35 @@ def _parse_line(words: list[str]) -> Step:
             raise ValueError("'hold' takes a button and a duration, e.g. 'hold a 2.5'")
         button = args[0].lower()
         if button not in BUTTONS:
-            raise ValueError(f"'hold' needs a button ({', '.join(BUTTONS)}), not {args[0]!r}")
-        return Hold(button, _seconds(args[1]))
+            raise ValueError(f"'hold' needs a button ({', '.join(BUTTONS)}), not {_brief(args[0])}")
+        return Hold(button, _seconds(args[1], MAX_HOLD_S))
     if command == "wait":
         if len(args) != 1:
             raise ValueError("'wait' takes a duration, e.g. 'wait 0.5'")
-        return Wait(_seconds(args[0]))
-    raise ValueError(f"unknown input {words[0]!r}")
+        return Wait(_seconds(args[0], MAX_WAIT_S))
+    raise ValueError(f"unknown input {_brief(words[0])}")
 
 
 def parse_script(text: str, filename: str = "<script>") -> tuple[Step, ...]:
-    """The steps of an input script; the first bad line raises ScriptError naming file and line."""
+    """The steps of an input script; the first bad line raises ScriptError naming file and line,
+    as does the line that takes the script past MAX_PRESSES presses or MAX_SECONDS of holds and
+    waits. Lines end at `\n` only, so the numbers are the ones an editor shows."""
     steps = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    presses, seconds = 0, 0.0
+    for number, line in enumerate(text.split("\n"), start=1):
         words = line.split("#", 1)[0].split()
         if not words:
             continue
         try:
-            steps.append(_parse_line(words))
+            step = _parse_line(words)
         except ValueError as error:
             raise ScriptError(filename, number, str(error)) from None
+        presses += step.count if isinstance(step, Tap) else isinstance(step, Hold)
+        seconds += 0.0 if isinstance(step, Tap) else step.seconds
+        if presses > MAX_PRESSES or seconds > MAX_SECONDS:
+            raise ScriptError(filename, number, f"the script is too long: at most {MAX_PRESSES} presses "
+                                                f"and {MAX_SECONDS:g} s of holds and waits in all")
+        steps.append(step)
     return tuple(steps)
 
 
