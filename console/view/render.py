@@ -15,7 +15,7 @@ own cell, and everything else the table needs is in the status columns.
   and swatches are grey (`screens.ink`), swatches checkered.
 - A cursor keeps its cell's own look (colour or pawn) for the first half of each CURSOR_S period
   and flickers in the second: its player's colour, then white or dark (whichever stands out
-  from that cell), twice. The flicker tells it from a pawn, the colour says whose it is. Its
+  from that cell, the other if that is the player's colour), twice. The flicker tells it from a pawn, the colour says whose it is. Its
   eight neighbours are never touched. A refused cell (taken) flickers red instead for REFUSED_S.
   Several cursors may be drawn (phone players', `Ui.remote_cursors`).
 
@@ -181,10 +181,11 @@ def _draw_cursor(pixels: bytearray, width: int, cursor: Cursor, t: float, refuse
         return
     cell = cursor.cell
     i = (cell.row * width + cell.col) * 3
-    if mark == 1:
-        pixels[i : i + 3] = _RED if refused else _INK_BYTES[cursor.color]
-    else:
-        pixels[i : i + 3] = _cursor_contrast()[cell.index]
+    color = _RED if refused else _INK_BYTES[cursor.color]
+    if mark == 2:
+        contrast = _cursor_contrast()[cell.index]
+        color = contrast if contrast != color else (_WHITE if contrast == _BLACK else _BLACK)
+    pixels[i : i + 3] = color
 
 
 def _draw_cursors(pixels: bytearray, width: int, state: GameState, ui: Ui, t: float, own: bool) -> None:
