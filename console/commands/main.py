@@ -91,6 +91,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     return export_main(open_store(args.config), args.game, sys.stdout)
 
 
+def cmd_sticker(args: argparse.Namespace) -> int:
+    from console.commands.sticker import sticker_main
+
+    return sticker_main(args.config, args.out, args.url)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hues-console", description="Hues and Cues on an LED panel.")
     common = argparse.ArgumentParser(add_help=False)
@@ -148,6 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("bench", "measure frame cost, latency, start-up time and idle CPU")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.set_defaults(run=cmd_bench)
+
+    p = command("sticker", "a QR code with the box's address for the phones, to stick on the box")
+    p.add_argument("--out", required=True, metavar="FILE", help="the picture: .svg, .png, .pdf or .eps")
+    p.add_argument("--url", help="the address to encode (default: the configured web server's)")
+    p.set_defaults(run=cmd_sticker)
 
     p = command("check-config", "check a configuration file and report every problem")
     p.add_argument("file", nargs="?", help="the file to check (default: the one the console would use)")

@@ -22,8 +22,9 @@ from console.game.record import MAX_RECORD_BYTES, replay_record, state_json
 from console.view.render import board_frame, render
 from console.store.games import GameStore
 from console.view.ui import Ui
-from console.commands.wiring import (SIMULATORS, build_app, build_output, gpio_input, output_stage,
+from console.commands.wiring import (SIMULATORS, attach_web, build_app, build_output, gpio_input, output_stage,
                                      resolve_driver_name, store_for)
+from console.web.server import WebServerError
 from hal.drivers import DRIVER_NAMES, DriverError, light_response_of
 from hal.inputs.events import EventQueue, InputConfigError
 from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
@@ -38,9 +39,17 @@ def open_store(config_path: str | None) -> GameStore:
 def play(config_path: str | None, simulator: bool) -> int:
     """The console in real time until quit (q), SIGTERM or the shutdown hold."""
     config = load_config(config_path)
-    return run_interactive(
-        config, simulator, "sim",
-        lambda name, sources, hint: build_app(config, name, sources, hint=hint))
+
+    def build(name: str, sources: Callable, hint: Callable | None) -> ConsoleApp:
+        app = build_app(config, name, sources, hint=hint)
+        try:
+            attach_web(config, app)
+        except WebServerError as exc:
+            app.close()
+            raise UsageError(str(exc)) from None
+        return app
+
+    return run_interactive(config, simulator, "sim", build)
 
 
 def run_interactive(config: Config, simulator: bool, command: str, build: Callable) -> int:

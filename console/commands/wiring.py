@@ -7,6 +7,7 @@ app loop itself only sees small interfaces.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import subprocess
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from hal.layout import Layout
 from hal.light import LightResponse
 from hal.output import OutputStage
 
+log = logging.getLogger("hues-console")
 DEVICE_MODEL = Path("/proc/device-tree/model")
 SIMULATORS = ("sim-terminal", "sim-headless", "sim-png")
 
@@ -100,6 +102,24 @@ def build_io(config: Config, driver_name: str, sources: Callable[[EventQueue], l
     except BaseException:
         driver.close()
         raise
+
+
+def attach_web(config: Config, app: ConsoleApp):
+    """With `web.enabled`: the phones' server, serving before the loop starts, publishing the
+    app's states and frames, one of its sources (so it is closed with them) and a new room code
+    each game. Returns the companion, or None when the web is off; a port in use raises
+    WebServerError."""
+    if not config.web.enabled:
+        return None
+    from console.web.companion import WebCompanion
+    from console.web.seats import new_room_code
+
+    web = WebCompanion(config.web, config.players.colors, app.events, app.store)
+    web.start()
+    app.publisher, app.room_codes = web.hub, new_room_code
+    app.sources.append(web)
+    log.info("phones: open %s", web.url)
+    return web
 
 
 def build_app(

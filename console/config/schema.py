@@ -280,6 +280,30 @@ class StoreConfig:
 
 
 @dataclass(frozen=True)
+class PinCode:
+    """The host PIN: empty (the first phone to take a seat is the host) or 4 to 8 digits."""
+
+    def convert(self, value: Any) -> str:
+        if value is None or value == "":
+            return ""
+        if isinstance(value, int) and not isinstance(value, bool):
+            raise invalid(f"write the PIN in quotes (\"{value}\") so leading zeros are kept")
+        if not isinstance(value, str) or not value.isdigit() or not 4 <= len(value) <= 8:
+            raise invalid(f"expected 4 to 8 digits in quotes, or \"\" for no PIN, got {describe(value)}")
+        return value
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """The phones' web companion (console/web)."""
+
+    enabled: bool = setting(Flag())
+    address: str = setting(Text())
+    port: int = setting(Number(1, 65535, whole=True))
+    host_pin: str = setting(PinCode())
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration; `source` names the file(s) it was read from, default first."""
 
@@ -290,6 +314,7 @@ class Config:
     input: InputConfig = setting(Section(InputConfig))
     players: PlayersConfig = setting(Section(PlayersConfig))
     store: StoreConfig = setting(Section(StoreConfig))
+    web: WebConfig = setting(Section(WebConfig))
     idle_timeout_s: float = setting(Number(0, 86400))
     source: tuple[str, ...] = ()
 

@@ -21,7 +21,9 @@ from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import StoreError
 from console.view.timeline import Timeline, attract_scene, replay_timeline
+from console.play.remote import Chore, RemoteCommand, handle_remote
 from console.view.ui import Ui
+from hal.frame import Frame
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
 from hal.output import OutputStage, Panel
@@ -31,6 +33,14 @@ log = logging.getLogger("hues-console")
 
 class InputSource(Protocol):
     def poll(self, now: float) -> None: ...
+
+
+class Publisher(Protocol):
+    """Who hears of each new state and each frame pushed (the web companion's hub)."""
+
+    def publish_state(self, game: GameState | None, ui: Ui, now: float) -> None: ...
+
+    def publish_frame(self, frame: Frame) -> None: ...
 
 
 @dataclass
@@ -62,6 +72,8 @@ class ConsoleApp:
         hint: Callable[[str], None] | None = None,
         journal: Callable[[str, Any], None] | None = None,
         idle_timeout_s: float = 0.0,
+        publisher: Publisher | None = None,
+        room_codes: Callable[[], str] | None = None,
     ):
         self.panel = Panel(stage, driver)
         self.events = events
@@ -83,6 +95,9 @@ class ConsoleApp:
         self._hinted: tuple = (None, None)
         self._held_since: float | None = None
         self.attract: Timeline | None = None  # the last finished game's reveals, for the idle board
+        self.publisher = publisher
+        self.room_codes = room_codes  # a new code for the phones to join with, each game
+        self._published: tuple = (None, None)
 
     @property
     def stage(self) -> OutputStage:
@@ -101,7 +116,8 @@ class ConsoleApp:
             self.stage.set_brightness(brightness)
         last = self._last_finished()
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
-                     last_winners=tuple(last.get("winner_colors", ())), colors=self.colors)
+                     last_winners=tuple(last.get("winner_colors", ())), colors=self.colors,
+                     room_code=self.room_codes() if self.room_codes else "")
         self.attract = self._reveals(last["game_id"]) if "game_id" in last else None
         found = self.store.unfinished()
         if found is None:
@@ -150,7 +166,13 @@ class ConsoleApp:
             self.ui = replace(self.ui, store_online=self.store.online)
         self._push(now)
 
-    def _on_event(self, event: InputEvent, now: float) -> None:
+    def _on_event(self, event: InputEvent | RemoteCommand | Chore, now: float) -> None:
+        if isinstance(event, RemoteCommand):
+            self._on_remote(event, now)
+            return
+        if isinstance(event, Chore):
+            event.run(self.store)
+            return
         if event.button == QUIT:
             self.running = False
             return
@@ -159,8 +181,21 @@ class ConsoleApp:
         if event.kind == RELEASE:
             return
         self._last_input = now
+        self._take_step(controller.handle(self.game, self.ui, event.button, now, self.rng))
+
+    def _on_remote(self, command: RemoteCommand, now: float) -> None:
+        """A phone's request: done like a press, or refused with the engine's message."""
+        try:
+            step = handle_remote(self.game, self.ui, command, now, self.rng)
+        except RuleError as exc:
+            command.reply(str(exc))
+            return
+        self._last_input = now
+        self._take_step(step)
+        command.reply(None)
+
+    def _take_step(self, step: controller.Step) -> None:
         before_game, before_ui = self.game, self.ui
-        step = controller.handle(self.game, self.ui, event.button, now, self.rng)
         if step.abandon:
             self.store.abandon()
         for action in step.actions:
@@ -171,6 +206,8 @@ class ConsoleApp:
                 self.store.append(stored)
             self.journal("stored", stored)
         self.game, self.ui = step.game, step.ui
+        if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
+            self.ui = replace(self.ui, room_code=self.room_codes())
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)
         ):
@@ -203,8 +240,14 @@ class ConsoleApp:
             shown = attract_scene(self.attract, ui, now - max(ui.since, self._last_input))
             if shown is not None:
                 game, ui, t = shown
-        if self.panel.show(render(game, ui, t, layout.width, layout.height)):
+        frame = render(game, ui, t, layout.width, layout.height)
+        if self.panel.show(frame):
             self.stats.frames_pushed += 1
+            if self.publisher is not None:
+                self.publisher.publish_frame(frame)
+        if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
+            self._published = (self.game, self.ui)
+            self.publisher.publish_state(self.game, self.ui, now)
         if self.hint is not None and not (self.game is self._hinted[0] and self.ui is self._hinted[1]):
             self._hinted = (self.game, self.ui)  # states are immutable: the same objects, the same hint
             text = describe(self.game, self.ui)

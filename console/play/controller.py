@@ -191,7 +191,7 @@ def _secret(game: GameState, ui: Ui, button: str, t: float) -> Step:
         target = ui.cursor
     if button != "a":
         return Step(game, ui)
-    return _apply(game, replace(ui, cursor=CENTRE), t, ChooseTarget(target))
+    return apply_action(game, replace(ui, cursor=CENTRE), t, ChooseTarget(target))
 
 
 def _play(game: GameState, ui: Ui, button: str, t: float) -> Step:
@@ -206,12 +206,12 @@ def _play(game: GameState, ui: Ui, button: str, t: float) -> Step:
             return Step(game, ui)  # the press that hands over to the giver is used up
     phase = game.phase
     if phase == "clue1":
-        return _apply(game, ui, t, Clue()) if button == "a" else Step(game, ui)
+        return apply_action(game, ui, t, Clue()) if button == "a" else Step(game, ui)
     if phase == "clue2":
         if button in MOVES:
             return Step(game, replace(ui, choice=1 - ui.choice))
         if button == "a":
-            return _apply(game, ui, t, Clue() if ui.choice == 0 else SkipClue())
+            return apply_action(game, ui, t, Clue() if ui.choice == 0 else SkipClue())
         return Step(game, ui)
     # guess1 / guess2
     if button in MOVES:
@@ -243,13 +243,14 @@ def _reveal(game: GameState, ui: Ui, button: str, t: float) -> Step:
         return Step(game, replace(ui, since=t - REVEAL_POINTS_S))
     if stage == "points":
         return Step(game, replace(ui, since=t - REVEAL_SCORES_S))
-    return _apply(game, replace(ui, cursor=CENTRE), t, Next())
+    return apply_action(game, replace(ui, cursor=CENTRE), t, Next())
 
 
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _apply(game: GameState, ui: Ui, t: float, action: Action) -> Step:
+def apply_action(game: GameState, ui: Ui, t: float, action: Action) -> Step:
+    """Apply one game action (RuleError if the rules refuse it) and show the screen it leads to."""
     new = rules.apply(game, action)
     shown = screen_for(new, ui, t) if new.phase != game.phase or new.round != game.round else ui
     if new.phase == "choose_target" and new.tiebreak and not game.tiebreak:

@@ -261,6 +261,8 @@ def _idle(state: GameState | None, ui: Ui, t: float, width: int, height: int) ->
     frame = _frame_from(_idle_bytes(width, height, step), width, height)
     for i, color in enumerate(ui.last_winners[: (screens.PANEL_H + 1) // 4]):
         swatch(frame, STATUS_X, 4 * i, 2, 3, color)
+    if ui.room_code:
+        screens.room_code(frame, 10, ui.room_code)
     return frame
 
 

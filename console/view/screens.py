@@ -27,6 +27,7 @@ FAINT: RGB = (22, 22, 22)
 GOLD: RGB = (255, 170, 0)
 GREEN: RGB = (0, 220, 0)
 TILE_H = 7  # a text line with a pixel of colour above and below
+ROOM_CODE_EVERY_S = 5.0  # set-up shows the phones' room code in place of its label 40 % of the time
 
 
 def blink(t: float, hz: float, duty: float = 0.5) -> bool:
@@ -107,7 +108,10 @@ def setup(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
     dots saying which of the items this is."""
     s = ui.setup
     item = SETUP_ITEMS[s.item]
-    centred_text(frame, 0, _SETUP_LABELS[item], GREY)
+    if ui.room_code and blink(t, 1 / ROOM_CODE_EVERY_S, 0.4):
+        room_code(frame, 0, ui.room_code)
+    else:
+        centred_text(frame, 0, _SETUP_LABELS[item], GREY)
     if item == "players":
         centred_text(frame, 6, str(s.players), WHITE)
         x = (PANEL_W - (3 * s.players - 1)) // 2
@@ -125,6 +129,14 @@ def setup(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
     if item != "start":
         _arrows(frame, 8, GREY)
     _page_dots(frame, 15, len(SETUP_ITEMS), s.item)
+
+
+def room_code(frame: Frame, y: int, code: str) -> None:
+    """The code phones type to join: gold text at row y on a black box (clipped at the top), centred
+    over the board's 30 columns."""
+    width = font.text_width(code) + 2
+    fill_rect(frame, (30 - width) // 2, y - 1, width, font.GLYPH_HEIGHT + 2, BLACK)
+    centred_text(frame, y, code, GOLD, 0, 30)
 
 
 # --- a round's screens --------------------------------------------------------------------------

@@ -70,6 +70,7 @@ class Ui:
     store_online: bool = True
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
+    room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
 
     def reveal_stage(self, t: float) -> str:
         """`frame`, `points` or `scores`: where the reveal animation is at time t."""

@@ -1,0 +1,41 @@
+"""The web companion as the console starts it: a hub the app loop publishes to, the phones'
+room, and the server that serves their routes (and any other feature's route list)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Iterable, Sequence
+
+from console.config.schema import WebConfig
+from console.web.hub import Hub
+from console.web.phones import PhoneRoom
+from console.web.seats import SEATS_SETTING, Attempts, SeatBook
+from console.web.server import WebServer, build_web_app
+
+
+class WebCompanion:
+    """Built in the main thread before the loop runs (it reads the kept seats from the store);
+    `start()` serves, `stop()` ends the server thread."""
+
+    def __init__(self, config: WebConfig, colors: Sequence[str], events: Any, store: Any, *,
+                 clock: Callable[[], float] = time.monotonic, more_routes: Iterable[Sequence] = ()) -> None:
+        self.hub = Hub()
+        book = SeatBook(len(colors), store.get_setting(SEATS_SETTING, None))
+        self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin)
+        self.asgi = build_web_app([self.room.routes(), *more_routes])
+        self.server = WebServer(self.asgi, config.address, config.port)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def start(self) -> None:
+        self.server.start()
+
+    # As one of the app's input sources (phones are input): nothing to poll, since requests come
+    # through the event queue, and closed with the others when the console stops.
+    def poll(self, now: float) -> None:
+        pass
+
+    def close(self) -> None:
+        self.server.stop()

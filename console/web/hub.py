@@ -1,0 +1,95 @@
+"""The hand-over point between the app loop (its own thread) and the web server (an asyncio loop
+in another thread): the loop publishes each new state and frame, subscribers are woken.
+
+Publishing must never slow the panel, so it only stores references to immutable snapshots and
+schedules a wake-up on each subscriber's loop; no message is built in the app's thread. A burst of
+changes wakes a subscriber once and it reads the latest snapshot: a phone is never fed stale
+states, and a slow phone cannot make the queue grow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+from console.game.rules import GameState
+from console.view.ui import Ui
+from hal.frame import Frame
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the panel stood at: the game, the UI state and the app's time. `version` grows by one
+    per published change, so a subscriber knows what it has already sent."""
+
+    version: int
+    game: GameState | None
+    ui: Ui
+    time: float
+
+
+class Hub:
+    """Latest state and frame, and who wants to hear of the next ones."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: dict[int, tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = {}
+        self._next_id = 0
+        self.snapshot = Snapshot(0, None, Ui(), 0.0)
+        self.frame: Frame | None = None  # the last frame pushed to the panel; never mutated after
+        self.frame_version = 0
+
+    # --- the app loop's side ---------------------------------------------------------------
+
+    def publish_state(self, game: GameState | None, ui: Ui, now: float) -> None:
+        with self._lock:
+            self.snapshot = Snapshot(self.snapshot.version + 1, game, ui, now)
+        self._wake()
+
+    def publish_frame(self, frame: Frame) -> None:
+        with self._lock:
+            self.frame = frame
+            self.frame_version += 1
+        self._wake()
+
+    # --- the server's side -----------------------------------------------------------------
+
+    def subscribe(self, wake: Callable[[], None], loop: asyncio.AbstractEventLoop | None = None) -> Callable[[], None]:
+        """Call `wake()` on `loop` (the running one by default) after each publish; returns the
+        function that unsubscribes."""
+        loop = loop or asyncio.get_running_loop()
+        with self._lock:
+            key = self._next_id
+            self._next_id += 1
+            self._subscribers[key] = (loop, wake)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._subscribers.pop(key, None)
+
+        return unsubscribe
+
+    @property
+    def subscribers(self) -> int:
+        with self._lock:
+            return len(self._subscribers)
+
+    def _wake(self) -> None:
+        with self._lock:
+            targets = list(self._subscribers.values())
+        for loop, wake in targets:
+            try:
+                loop.call_soon_threadsafe(wake)
+            except RuntimeError:  # that loop is closed: the server is stopping
+                pass
+
+
+def changed_event() -> tuple[asyncio.Event, Callable[[], None]]:
+    """An asyncio.Event and the wake function that sets it: the usual way to wait on a Hub."""
+    event = asyncio.Event()
+    return event, event.set
+
+
+__all__ = ["Hub", "Snapshot", "changed_event"]

@@ -1,0 +1,109 @@
+"""What a phone may send, checked before anything acts on it: one JSON object per websocket
+message, at most MAX_MESSAGE_BYTES, with exactly the fields its verb takes, and a sequence number
+`n` that grows with every message on the connection, so a message sent twice (a replay, a
+double-submitted tap) is refused instead of acting twice.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from console.game.board import Cell, RuleError, parse_cell
+from console.game.rules import VARIANTS
+from console.play.remote import VERBS as GAME_AND_HOST_VERBS
+from console.web.server import MAX_MESSAGE_BYTES
+
+# verb -> {field: kind}; kinds: "text" (short string), "int", "int?" (or null), "cell", "delta"
+FIELDS: dict[str, dict[str, str]] = {
+    "join": {"code": "text"},
+    "take": {"seat": "int"},
+    "resume": {"token": "text"},
+    "host": {"pin": "text"},
+    "leave": {},
+    "free_seat": {"seat": "int"},
+    "cursor": {"cell": "cell"},
+    "place": {"cell": "cell"},
+    "choose": {"cell": "cell"},
+    "take_back": {}, "confirm": {}, "clue": {}, "pass": {}, "next": {},
+    "new_game": {"players": "int", "variant": "variant", "first_giver": "int?"},
+    "brightness": {"delta": "delta"},
+}
+assert set(GAME_AND_HOST_VERBS) <= set(FIELDS)
+MAX_TEXT = 64
+MAX_N = 2**53  # what a phone's JavaScript counts exactly
+
+
+class MessageError(Exception):
+    """A message that cannot be acted on; the text goes back to the phone."""
+
+
+@dataclass(frozen=True)
+class Message:
+    verb: str
+    n: int
+    fields: dict[str, Any]
+
+
+def parse_message(text: Any, last_n: int) -> Message:
+    """The checked message, or MessageError saying what is wrong with it."""
+    if not isinstance(text, str):
+        raise MessageError("messages are JSON text, not binary")
+    if len(text.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
+        raise MessageError(f"message too large (at most {MAX_MESSAGE_BYTES} bytes)")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise MessageError("not a JSON message") from None
+    if not isinstance(data, dict):
+        raise MessageError("a message is a JSON object")
+    verb, n = data.get("t"), data.get("n")
+    if not isinstance(verb, str) or verb not in FIELDS:
+        raise MessageError(f"unknown message {str(verb)[:MAX_TEXT]!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 < n <= MAX_N:
+        raise MessageError(f"{verb}: n must be a whole number from 1 up")
+    if n <= last_n:
+        raise MessageError(f"{verb}: message {n} was already received (replayed or sent twice)")
+    expected = FIELDS[verb]
+    extra = sorted(set(data) - set(expected) - {"t", "n"})
+    if extra:
+        raise MessageError(f"{verb}: unexpected field {extra[0][:MAX_TEXT]!r}")
+    fields = {name: _field(verb, name, kind, data.get(name, _MISSING)) for name, kind in expected.items()}
+    return Message(verb, n, fields)
+
+
+_MISSING = object()
+
+
+def _field(verb: str, name: str, kind: str, value: Any) -> Any:
+    if value is _MISSING and kind != "int?":
+        raise MessageError(f"{verb}: missing {name}")
+    if kind == "text":
+        if not isinstance(value, str) or len(value) > MAX_TEXT:
+            raise MessageError(f"{verb}: {name} must be text of at most {MAX_TEXT} characters")
+        return value
+    if kind in ("int", "int?"):
+        if kind == "int?" and value in (None, _MISSING):
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 100:
+            raise MessageError(f"{verb}: {name} must be a whole number from 0 to 99")
+        return value
+    if kind == "delta":
+        if value not in (1, -1) or isinstance(value, bool):
+            raise MessageError(f"{verb}: {name} must be 1 or -1")
+        return value
+    if kind == "variant":
+        if value not in VARIANTS:
+            raise MessageError(f"{verb}: {name} must be {' or '.join(VARIANTS)}")
+        return value
+    return _cell(verb, name, value)
+
+
+def _cell(verb: str, name: str, value: Any) -> Cell:
+    if not isinstance(value, str) or len(value) > 3:
+        raise MessageError(f"{verb}: {name} must be a cell like H15")
+    try:
+        return parse_cell(value)
+    except RuleError as exc:
+        raise MessageError(f"{verb}: {exc}") from None

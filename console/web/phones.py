@@ -1,0 +1,248 @@
+"""The phones' routes: the page (plain HTML, JS and CSS from the package) and the websocket that
+joins a seat, sends the seat's view after every change, and passes taps on to the app loop.
+
+A connection is admitted by the room code the panel shows (rate-limited per address), takes a
+free seat, and from then on is that seat; after a reload or a console restart the token the phone
+kept brings the seat back without the code. Game requests go on the app's event queue as
+`RemoteCommand`s, so the same controller, engine and store apply them as the joystick's presses;
+a refusal (the engine's message) comes back to the phone that asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from importlib import resources
+from typing import Any, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, Chore, RemoteCommand
+from console.web.hub import Hub
+from console.web.messages import Message, MessageError, parse_message
+from console.web.seats import SEATS_SETTING, Attempts, SeatBook, SeatError, is_token
+from console.web.server import origin_allowed
+from console.web.views import board_message, seat_view
+
+ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
+          "/phone.js": ("phone.js", "text/javascript; charset=utf-8"),
+          "/phone.css": ("phone.css", "text/css; charset=utf-8")}
+MAX_PHONES = 32
+POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
+
+
+def asset(name: str) -> bytes:
+    return (resources.files("console.web") / "static" / name).read_bytes()
+
+
+class PhoneRoom:
+    """Every phone connection of the console, their seats and the app's queue they talk to."""
+
+    def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "") -> None:
+        self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
+        self.phones: set[PhoneConnection] = set()
+        self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
+
+    def routes(self) -> list:
+        return [Route(path, self.page) for path in ASSETS] + [WebSocketRoute("/ws", self.websocket)]
+
+    async def page(self, request: Request) -> Response:
+        body, kind = self._assets[request.url.path]
+        return Response(body, media_type=kind)
+
+    async def websocket(self, websocket: WebSocket) -> None:
+        if not origin_allowed(websocket.headers) or len(self.phones) >= MAX_PHONES:
+            await websocket.close(code=POLICY_VIOLATION)
+            return
+        await websocket.accept()
+        phone = PhoneConnection(self, websocket)
+        self.phones.add(phone)
+        try:
+            await phone.run()
+        finally:
+            self.phones.discard(phone)
+
+    def seats_changed(self) -> None:
+        """Keep the seats in the store (in the app's thread) and show every phone who sits where."""
+        saved = self.book.saved()
+        self.events.put(Chore(lambda store: store.set_setting(SEATS_SETTING, saved)))
+        for phone in self.phones:
+            phone.wake()
+
+
+class PhoneConnection:
+    """One phone: a reader task for its messages, a writer task for what it is sent."""
+
+    def __init__(self, room: PhoneRoom, websocket: WebSocket) -> None:
+        self.room, self.websocket = room, websocket
+        self.loop = asyncio.get_running_loop()
+        self.outbox: asyncio.Queue = asyncio.Queue()
+        self.admitted = False
+        self.seat: int | None = None
+        self.pin_host = False
+        self.last_n = 0
+        self._last_view = ""
+        self._woken = False
+        client = websocket.client
+        self.address = client.host if client else "?"
+
+    @property
+    def host(self) -> bool:
+        return self.pin_host or (self.seat is not None and self.seat == self.room.book.host_seat)
+
+    def wake(self) -> None:
+        if not self._woken:
+            self._woken = True
+            self.outbox.put_nowait(None)  # None: send the view if it changed
+
+    def send(self, message: dict) -> None:
+        self.outbox.put_nowait(message)
+
+    async def run(self) -> None:
+        unsubscribe = self.room.hub.subscribe(self.wake, self.loop)
+        writer = asyncio.create_task(self._write())
+        self.send(board_message())
+        try:
+            await self._read()
+        finally:
+            unsubscribe()
+            writer.cancel()
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                message = await self.outbox.get()
+                if message is None:
+                    self._woken = False
+                    text = self._view_text()
+                    if text == self._last_view:
+                        continue
+                    self._last_view = text
+                else:
+                    text = json.dumps(message)
+                await self.websocket.send_text(text)
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass
+
+    def _view_text(self) -> str:
+        snap = self.room.hub.snapshot
+        return json.dumps(seat_view(snap.game, snap.ui, self.seat, host=self.host, taken=self.room.book.taken))
+
+    async def _read(self) -> None:
+        while True:
+            raw = await self.websocket.receive()
+            if raw["type"] == "websocket.disconnect":
+                return
+            try:
+                message = parse_message(raw.get("text"), self.last_n)
+                self.last_n = message.n
+                self._handle(message)
+            except (MessageError, SeatError) as exc:
+                self.send({"t": "refused", "n": self._n_of(raw), "why": str(exc)})
+
+    @staticmethod
+    def _n_of(raw: dict) -> int | None:
+        try:
+            n = json.loads(raw.get("text") or "null").get("n")
+        except (ValueError, AttributeError):
+            return None
+        return n if isinstance(n, int) and not isinstance(n, bool) else None
+
+    def _handle(self, message: Message) -> None:
+        verb, fields = message.verb, message.fields
+        if verb == "resume":
+            seat = self.room.book.find(fields["token"]) if is_token(fields["token"]) else None
+            if seat is None:
+                raise SeatError("this phone's seat is gone: join again with the code on the panel")
+            self._seated(seat, None)
+            return
+        if verb in ("join", "host"):
+            self._check_secret(verb, fields)
+            return
+        if not self.admitted:
+            raise SeatError("type the room code the panel shows first")
+        if verb == "take":
+            if self.seat is not None:
+                raise SeatError("this phone has a seat already (leave it first)")
+            token = self.room.book.take(fields["seat"])
+            self._seated(fields["seat"], token)
+            return
+        if verb in ("leave", "free_seat"):
+            self._free(verb, fields)
+            return
+        if self.seat is None:
+            raise SeatError("choose a colour first")
+        assert verb in GAME_VERBS
+        self._command(message)
+
+    def _check_secret(self, verb: str, fields: dict) -> None:
+        """The room code (join) or the host PIN (host), each wrong guess counted."""
+        wait = self.room.attempts.blocked(self.address)
+        if wait > 0:
+            raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s")
+        if verb == "join":
+            code = self.room.hub.snapshot.ui.room_code
+            right = bool(code) and hmac.compare_digest(fields["code"].strip().upper(), code)
+        else:
+            right = bool(self.room.host_pin) and hmac.compare_digest(fields["pin"], self.room.host_pin)
+        if not right:
+            self.room.attempts.wrong(self.address)
+            raise SeatError("that is not the code on the panel" if verb == "join" else "wrong host PIN")
+        if verb == "join":
+            self.admitted = True
+            self.wake()
+            self.send({"t": "admitted"})
+        else:
+            self.pin_host = True
+            self.wake()
+
+    def _seated(self, seat: int, token: str | None) -> None:
+        self.admitted, self.seat = True, seat
+        reply: dict = {"t": "seated", "seat": seat}
+        if token is not None:
+            reply["token"] = token
+        self.send(reply)
+        if token is None:
+            self.wake()
+        else:
+            self.room.seats_changed()
+
+    def _free(self, verb: str, fields: dict) -> None:
+        if verb == "free_seat" and not self.host:
+            raise SeatError("only the host can free another phone's seat")
+        seat = self.seat if verb == "leave" else fields["seat"]
+        if seat is None:
+            raise SeatError("this phone has no seat to leave")
+        self.room.book.free(seat)
+        for phone in self.room.phones:
+            if phone.seat == seat:
+                phone.seat = None
+        self.room.seats_changed()
+
+    def _command(self, message: Message) -> None:
+        fields = message.fields
+        options: tuple = ()
+        if message.verb == "new_game":
+            options = (fields["players"], fields["variant"], fields["first_giver"])
+        elif message.verb == "brightness":
+            options = (fields["delta"],)
+        self.room.events.put(RemoteCommand(
+            seat=self.seat, verb=message.verb, cell=fields.get("cell"), options=options,
+            host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n)))
+
+    def _replier(self, n: int) -> Callable[[str | None], None]:
+        """Called in the app's thread: a refusal goes back to this phone through its loop."""
+
+        def reply(why: str | None) -> None:
+            if why is None:
+                return
+            try:
+                self.loop.call_soon_threadsafe(self.send, {"t": "refused", "n": n, "why": why})
+            except RuntimeError:  # the server has stopped
+                pass
+
+        return reply

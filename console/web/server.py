@@ -1,0 +1,119 @@
+"""The web server inside the console process: a Starlette app built from route lists (each feature
+brings its own module of routes: `phones` for the phones' page), served by uvicorn in a thread of
+its own so the panel's loop never waits for the network.
+
+The socket is bound in the caller's thread before the server thread starts, so a port in use or a
+wrong address is a one-line error at start-up instead of a thread dying later. uvicorn installs no
+signal handlers outside the main thread (uvicorn/server.py `capture_signals`), so the console's
+own SIGTERM handling stays in charge; `stop()` asks the server to exit and waits for it.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from typing import Iterable, Sequence
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import BaseRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+# Every message a phone sends is small (a verb and a cell); uvicorn closes a websocket whose
+# frame is larger than this before the app sees it (websockets' max_size).
+MAX_MESSAGE_BYTES = 1024
+SECURITY_HEADERS = (
+    (b"content-security-policy",
+     b"default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
+     b"base-uri 'none'; form-action 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+)
+
+
+class WebServerError(Exception):
+    """The web companion cannot start (address in use, not an address of this machine...)."""
+
+
+class SecurityHeaders:
+    """Adds the same strict headers to every HTTP response: the pages load only their own
+    scripts, are never framed, and no address leaks in a Referer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message, headers=list(message.get("headers", [])) + list(SECURITY_HEADERS))
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def build_web_app(route_lists: Iterable[Sequence[BaseRoute]]) -> Starlette:
+    """One Starlette app serving exactly the routes given, nothing else (no static folder)."""
+    routes = [route for routes in route_lists for route in routes]
+    return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
+
+
+def origin_allowed(headers, scheme: str = "http") -> bool:
+    """A websocket may only be opened by a page of this server: its Origin must name the host the
+    request was sent to. Browsers always send Origin on a websocket handshake and a page cannot
+    forge it, so another site open on the same phone cannot drive a seat."""
+    origin, host = headers.get("origin"), headers.get("host")
+    return bool(origin and host) and origin in (f"http://{host}", f"https://{host}")
+
+
+class WebServer:
+    """uvicorn serving `app` on (address, port) in a daemon thread; port 0 picks a free one."""
+
+    def __init__(self, app: ASGIApp, address: str, port: int) -> None:
+        try:
+            family = socket.AF_INET6 if ":" in address else socket.AF_INET
+            self._socket = socket.socket(family, socket.SOCK_STREAM)
+            self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self._socket.bind((address, port))
+        except OSError as exc:
+            self._socket.close()
+            raise WebServerError(f"web: cannot listen on {address}:{port} ({exc.strerror or exc})") from None
+        except (ValueError, UnicodeError) as exc:
+            raise WebServerError(f"web: {address!r} is not an address to listen on ({exc})") from None
+        self.address, self.port = self._socket.getsockname()[:2]
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio",
+            ws_max_size=MAX_MESSAGE_BYTES, ws_ping_interval=20.0, ws_ping_timeout=20.0,
+            limit_concurrency=64, server_header=False, date_header=False, timeout_graceful_shutdown=1,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, name="hues-web", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.address}]" if ":" in self.address else self.address
+        return f"http://{host}:{self.port}"
+
+    def start(self, timeout_s: float = 5.0) -> None:
+        self._thread.start()
+        deadline = threading.Event()
+        for _ in range(int(timeout_s / 0.005)):
+            if self._server.started or not self._thread.is_alive():
+                break
+            deadline.wait(0.005)
+        if not self._server.started:
+            raise WebServerError(f"web: the server on {self.url} did not start")
+
+    def _run(self) -> None:
+        self._server.run(sockets=[self._socket])
+
+    def stop(self, timeout_s: float = 2.0) -> None:
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(timeout_s)
+        self._socket.close()

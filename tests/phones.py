@@ -1,0 +1,152 @@
+"""A console with its web companion for the phone tests: the real app loop in real time on the
+headless driver (in a thread), the real uvicorn server on a free port, and phones as websocket
+clients that wait for what they expect (each wait has a timeout; nothing sleeps to time things).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import threading
+from typing import Callable
+
+from websockets.sync.client import ClientConnection, connect
+
+from console.commands.wiring import attach_web, build_app
+from console.config.loader import load_config
+from console.play.app import ConsoleApp, run_realtime
+from hal.inputs.events import PRESS, InputEvent
+
+WAIT_S = 5.0
+
+
+def web_config(store_url: str = "memory://", pin: str = "", port: int = 0):
+    config = load_config(environ={}, etc_path="/nonexistent")
+    return dataclasses.replace(
+        config, web=dataclasses.replace(config.web, enabled=True, port=port, host_pin=pin),
+        store=dataclasses.replace(config.store, url=store_url))
+
+
+class PhoneTable:
+    """The console and its server; `phone()` connects a phone, `press()` uses the joystick."""
+
+    def __init__(self, store_url: str = "memory://", seed: int = 7, pin: str = "",
+                 codes: Callable[[], str] | None = None, port: int = 0):
+        self.config = web_config(store_url, pin, port)
+        self.app: ConsoleApp = build_app(self.config, "sim-headless", lambda events: [], rng=random.Random(seed))
+        self.web = attach_web(self.config, self.app)
+        if codes is not None:
+            self.app.room_codes = codes
+        self.url = self.web.url
+        self.phones: list[Phone] = []
+        self._thread = threading.Thread(target=run_realtime, args=(self.app, 60), daemon=True)
+        self._thread.start()
+        self.wait_until(lambda: self.code != "")
+
+    @property
+    def code(self) -> str:
+        return self.web.hub.snapshot.ui.room_code
+
+    def phone(self, origin: str | None = None) -> Phone:
+        phone = Phone(self.url, origin)
+        self.phones.append(phone)
+        return phone
+
+    def press(self, button: str, times: int = 1) -> None:
+        for _ in range(times):
+            self.app.events.put(InputEvent(button, PRESS, 0.0))
+
+    def wait_until(self, condition: Callable[[], bool]) -> None:
+        done = threading.Event()
+        for _ in range(int(WAIT_S / 0.01)):
+            if condition():
+                return
+            done.wait(0.01)
+        raise AssertionError("the console never got there")
+
+    def record(self) -> list[dict]:
+        return self.app.store.export()
+
+    def close(self) -> None:
+        for phone in self.phones:
+            phone.close()
+        self.app.running = False
+        self._thread.join(WAIT_S)
+        for source in self.app.sources:
+            source.close()
+        self.app.close()
+
+    def __enter__(self) -> PhoneTable:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Phone:
+    """One phone's websocket: `send` numbers each message, `expect` waits for a matching one and
+    keeps everything received in `log`."""
+
+    def __init__(self, url: str, origin: str | None = None):
+        self.ws: ClientConnection = connect(url.replace("http://", "ws://") + "/ws", origin=origin or url,
+                                            open_timeout=WAIT_S).__enter__()
+        self.n = 0
+        self.log: list[dict] = []
+        self.token: str | None = None
+        self.seat: int | None = None
+
+    def send(self, t: str, **fields) -> int:
+        self.n += 1
+        self.ws.send(json.dumps({"t": t, "n": self.n, **fields}))
+        return self.n
+
+    def send_raw(self, text: str | bytes) -> None:
+        self.ws.send(text)
+
+    def expect(self, kind: str) -> dict:
+        """The first message of that kind not expected before."""
+        for message in self.log:
+            if message["t"] == kind and not message.get("_seen"):
+                message["_seen"] = True
+                return message
+        while True:
+            message = self.receive()
+            if message["t"] == kind:
+                message["_seen"] = True
+                return message
+
+    def receive(self) -> dict:
+        message = json.loads(self.ws.recv(timeout=WAIT_S))
+        self.log.append(message)
+        return message
+
+    def view(self, match: Callable[[dict], bool] = lambda v: True) -> dict:
+        """The latest view, once one matches (a view that lacks what `match` looks at does not)."""
+
+        def matches(view: dict) -> bool:
+            try:
+                return bool(match(view))
+            except (KeyError, TypeError, IndexError):
+                return False
+
+        latest = next((m for m in reversed(self.log) if m["t"] == "view"), None)
+        while latest is None or not matches(latest):
+            message = self.receive()
+            if message["t"] == "view":
+                latest = message
+        return latest
+
+    def refusal(self) -> str:
+        return self.expect("refused")["why"]
+
+    def join(self, code: str, seat: int) -> Phone:
+        self.send("join", code=code)
+        self.expect("admitted")
+        self.send("take", seat=seat)
+        seated = self.expect("seated")
+        self.token, self.seat = seated["token"], seat
+        return self
+
+    def close(self) -> None:
+        self.ws.close()

@@ -1,0 +1,182 @@
+"""Phones at the table, through the real server and app loop: joining with the room code, seats
+and tokens, a round played from phones with the engine's refusals, take-back, and the seats
+surviving a reload and a console restart."""
+
+from __future__ import annotations
+
+import pytest
+
+from console.game.board import parse_cell
+from tests.phones import PhoneTable
+
+CODES = iter(["ACEF", "HKPR", "TXYA", "CEFH", "KPRT"] * 10)
+
+
+@pytest.fixture
+def table():
+    with PhoneTable(codes=lambda: next(CODES)) as t:
+        yield t
+
+
+def seated_three(table: PhoneTable):
+    phones = [table.phone().join(table.code, seat) for seat in range(3)]
+    phones[0].send("new_game", players=3, variant="cards", first_giver=0)
+    for phone in phones:
+        phone.view(lambda v: v["game"] is not None)
+    return phones
+
+
+def test_a_phone_joins_with_the_code_and_the_first_seat_is_the_host(table):
+    first = table.phone()
+    first.send("join", code="XXXX")
+    assert first.refusal() == "that is not the code on the panel"
+    first.send("take", seat=0)
+    assert first.refusal() == "type the room code the panel shows first"
+    first.join(table.code.lower(), 2)  # typed in lower case: fine
+    assert len(first.token) == 32 and int(first.token, 16) >= 0
+    view = first.view(lambda v: v["seat"] == 2)
+    assert view["host"] is True and view["taken"] == [2]
+    second = table.phone()
+    second.send("join", code=table.code)
+    second.expect("admitted")
+    second.send("take", seat=2)
+    assert second.refusal() == "that colour is taken: choose another"
+    second.send("take", seat=0)
+    second.expect("seated")
+    assert second.view(lambda v: v["seat"] == 0)["host"] is False
+    second.send("new_game", players=3, variant="cards", first_giver=None)
+    assert second.refusal().startswith("only the host can do that")
+
+
+def test_the_room_code_is_new_each_game(table):
+    host = table.phone().join(table.code, 0)
+    before = table.code
+    host.send("new_game", players=3, variant="free", first_giver=1)
+    table.wait_until(lambda: table.code != before)
+    assert table.app.ui.room_code == table.code
+
+
+def test_a_round_from_phones_with_the_engines_refusals(table):
+    giver, left, right = seated_three(table)
+    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+    assert len(card) == 4
+    for other in (left, right):
+        assert other.view()["you"]["card"] is None
+    right.send("choose", cell=card[0])
+    assert right.refusal() == "only player 0 (the cue giver) chooses the target"
+    off_card = next(name for name in ("A1", "P30", "H15") if name not in card)
+    giver.send("choose", cell=off_card)
+    assert giver.refusal().startswith(f"{off_card} is not on this card")
+    giver.send("choose", cell=card[2])
+    assert giver.view(lambda v: v["game"]["phase"] == "clue1")["you"]["target"] == card[2]
+    giver.send("clue")
+    left.view(lambda v: v["game"]["phase"] == "guess1")
+    right.send("cursor", cell="B2")
+    assert right.refusal() == "it is player 1's turn, not player 2's"  # the engine's words
+    left.send("cursor", cell="C3")
+    assert right.view(lambda v: v["game"]["cursor"] == "C3")["game"]["turn"] == 1
+    table.wait_until(lambda: table.app.ui.cursor == parse_cell("C3"))
+    left.send("place", cell="C3")
+    left.view(lambda v: v["game"]["pending"] == [1, "C3"])
+    left.send("take_back")
+    left.view(lambda v: v["game"]["pending"] is None)
+    left.send("place", cell="D4")
+    left.view(lambda v: v["game"]["pending"] == [1, "D4"])
+    right.send("place", cell="D4")  # would commit left's pawn first: taken (and nothing changes)
+    assert right.refusal() == "D4 already has a pawn"
+    right.send("place", cell="E5")  # commits left's pawn: it stays
+    left.view(lambda v: v["game"]["pawns"] == [[1, "D4"]])
+    left.send("take_back")
+    assert left.refusal().startswith("you have no pawn to take back")
+    right.send("confirm")
+    giver.view(lambda v: v["game"]["phase"] == "clue2")
+    left.send("pass")
+    assert left.refusal() == "only player 0 (the cue giver) gives the clues"
+    giver.send("pass")
+    over = left.view(lambda v: v["game"]["phase"] == "round_over")
+    assert over["game"]["target"] == card[2]
+    assert [p[1] for p in over["game"]["pawns"]] == ["D4", "E5"]
+    for _ in range(3):  # the reveal's frame, points and scoreboard, then the next round
+        left.send("next")
+    right.view(lambda v: v["game"]["round"] == 2)
+    record = [(line["action"], line.get("cell")) for line in table.record()]
+    assert record == [("new_game", None), ("choose_target", card[2]), ("clue", None), ("place", "C3"),
+                      ("take_back", None), ("place", "D4"), ("place", "E5"), ("skip_clue", None), ("next", None)]
+
+
+def test_the_givers_card_and_target_reach_no_other_phone_before_the_reveal(table):
+    giver, *others = seated_three(table)
+    watcher = table.phone().join(table.code, 5)  # a colour beyond the 3 players: watching
+    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+    giver.send("choose", cell=card[1])
+    giver.send("clue")
+    giver.view(lambda v: v["game"]["phase"] == "guess1")
+    for phone in [*others, watcher]:
+        phone.view(lambda v: v["game"]["phase"] == "guess1")
+        for message in phone.log:
+            if message["t"] == "view" and message["game"] is not None:
+                assert message["game"]["target"] is None
+                assert message["you"] in (None, {"card": None, "target": None, "free": False})
+            assert "deck" not in str(message) and "seed" not in str(message)
+
+
+def test_a_reload_gets_the_seat_back_with_the_token_and_nothing_else(table):
+    phone = table.phone().join(table.code, 4)
+    phone.close()
+    again = table.phone()
+    again.send("resume", token=phone.token)
+    assert again.expect("seated")["seat"] == 4 and "token" not in again.log[-1]
+    stranger = table.phone()
+    stranger.send("resume", token="0" * 32)
+    assert stranger.refusal().startswith("this phone's seat is gone")
+    stranger.send("cursor", cell="A1")
+    assert stranger.refusal() == "type the room code the panel shows first"
+
+
+def test_leaving_frees_the_seat_and_the_host_can_free_another(table):
+    host = table.phone().join(table.code, 0)
+    other = table.phone().join(table.code, 1)
+    other.send("free_seat", seat=0)
+    assert other.refusal() == "only the host can free another phone's seat"
+    host.send("free_seat", seat=1)
+    assert other.view(lambda v: v["seat"] is None)["taken"] == [0]
+    host.send("leave")
+    host.view(lambda v: v["seat"] is None and v["taken"] == [])
+
+
+def test_the_host_pin_makes_any_admitted_phone_the_host():
+    with PhoneTable(pin="2468") as table:
+        table.phone().join(table.code, 0)
+        guest = table.phone().join(table.code, 1)
+        guest.send("host", pin="1111")
+        assert guest.refusal() == "wrong host PIN"
+        guest.send("host", pin="2468")
+        assert guest.view(lambda v: v["host"])["seat"] == 1
+
+
+def test_a_console_restart_keeps_the_seats(redis_server):
+    with PhoneTable(store_url=redis_server.url) as table:
+        phone = table.phone().join(table.code, 3)
+        token = phone.token
+        table.wait_until(lambda: table.app.store.get_setting("phone_seats") is not None)
+    with PhoneTable(store_url=redis_server.url) as table:
+        again = table.phone()
+        again.send("resume", token=token)
+        assert again.expect("seated")["seat"] == 3
+        assert again.view(lambda v: v["seat"] == 3)["host"] is True
+        kept = table.app.store.get_setting("phone_seats")
+        assert token not in str(kept)  # only the token's digest is stored
+
+
+def test_phones_and_the_joystick_mix(table):
+    phones = seated_three(table)
+    table.press("a")  # the joystick takes the hand-off: the panel's secret screen
+    table.wait_until(lambda: table.app.ui.screen == "secret")
+    table.press("a")  # and chooses the card's first colour
+    phones[1].view(lambda v: v["game"]["phase"] == "clue1")
+    phones[0].send("clue")
+    phones[1].view(lambda v: v["game"]["phase"] == "guess1")
+    phones[1].send("place", cell="A1")
+    phones[1].view(lambda v: v["game"]["pending"] == [1, "A1"])
+    table.press("right")  # the next player's first press commits the phone's pawn
+    phones[2].view(lambda v: v["game"]["pawns"] == [[1, "A1"]])

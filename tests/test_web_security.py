@@ -1,0 +1,165 @@
+"""The server against a hostile phone or page: other origins, oversized, malformed and replayed
+messages, guessing the room code or the PIN, and paths outside the app's own routes."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+from hypothesis import given, settings, strategies as st
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from console.web.messages import FIELDS, MessageError, parse_message
+from console.web.seats import CODE_LETTERS, Attempts, SeatBook, new_room_code
+from console.web.server import MAX_MESSAGE_BYTES, origin_allowed
+from tests.fakes import FakeClock
+from tests.phones import PhoneTable
+
+
+@pytest.fixture(scope="module")
+def table():
+    with PhoneTable() as t:
+        yield t
+
+
+def get(url: str) -> tuple[int, dict, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def test_only_the_apps_own_routes_are_served_with_strict_headers(table):
+    status, headers, body = get(table.url + "/")
+    assert status == 200 and b"/phone.js" in body
+    assert "default-src 'self'" in headers["content-security-policy"]
+    assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
+    assert "server" not in {k.lower() for k in headers}
+    for path in ("/phone.js", "/phone.css"):
+        assert get(table.url + path)[0] == 200
+    for path in ("/static/phone.js", "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/phone.html",
+                 "/console.yaml", "/ws/../", "/favicon.ico"):
+        assert get(table.url + path)[0] == 404, path
+
+
+def test_a_websocket_from_another_origin_is_refused(table):
+    with pytest.raises((InvalidStatus, ConnectionClosed)):
+        phone = table.phone(origin="http://evil.example")
+        phone.receive()
+    assert not origin_allowed({"host": "box:8080"})  # no Origin at all
+    assert not origin_allowed({"origin": "http://box:8080.evil", "host": "box:8080"})
+    assert origin_allowed({"origin": "http://box:8080", "host": "box:8080"})
+
+
+def test_an_oversized_message_closes_the_connection(table):
+    phone = table.phone()
+    phone.expect("board")
+    phone.send_raw(json.dumps({"t": "join", "n": 1, "code": "A" * (MAX_MESSAGE_BYTES * 2)}))
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            phone.receive()
+    assert closed.value.rcvd.code == 1009  # message too big, before the app sees it
+
+
+@pytest.mark.parametrize("text, why", [
+    ("not json", "not a JSON message"),
+    ("[1, 2]", "a message is a JSON object"),
+    ('{"t": "launch", "n": 1}', "unknown message 'launch'"),
+    ('{"t": "join", "code": "ACEF"}', "join: n must be a whole number from 1 up"),
+    ('{"t": "join", "n": true, "code": "ACEF"}', "join: n must be a whole number from 1 up"),
+    ('{"t": "join", "n": 1}', "join: missing code"),
+    ('{"t": "join", "n": 1, "code": "ACEF", "seat": 1}', "join: unexpected field 'seat'"),
+    ('{"t": "cursor", "n": 1, "cell": "Z99"}', "cursor: 'Z99' is not a cell on the board (A1 to P30)"),
+    ('{"t": "take", "n": 1, "seat": -1}', "take: seat must be a whole number from 0 to 99"),
+    ('{"t": "brightness", "n": 1, "delta": 5}', "brightness: delta must be 1 or -1"),
+    ('{"t": "new_game", "n": 1, "players": 4, "variant": "chess"}', "new_game: variant must be cards or free"),
+])
+def test_malformed_messages_are_refused_with_what_is_wrong(table, text, why):
+    phone = table.phone()
+    phone.send_raw(text)
+    assert phone.refusal() == why
+    phone.send_raw(b"\x00\x01binary")
+    assert phone.refusal() == "messages are JSON text, not binary"
+
+
+def test_a_replayed_message_is_refused_and_acts_once(table):
+    phone = table.phone()
+    text = json.dumps({"t": "join", "n": 1, "code": table.code})
+    phone.send_raw(text)
+    phone.expect("admitted")
+    take = json.dumps({"t": "take", "n": 2, "seat": 8})
+    phone.send_raw(take)
+    phone.expect("seated")
+    phone.send_raw(take)
+    assert phone.refusal() == "take: message 2 was already received (replayed or sent twice)"
+    phone.send_raw(text)
+    assert phone.refusal().startswith("join: message 1 was already received")
+    assert table.web.room.book.taken.count(8) == 1
+    table.web.room.book.free(8)
+
+
+def test_guessing_the_room_code_is_rate_limited_per_address(table):
+    phone = table.phone()
+    for n in range(5):
+        phone.send("join", code="XXXX")
+        assert phone.refusal() == "that is not the code on the panel"
+    phone.send("join", code=table.code)  # even the right code waits now
+    assert phone.refusal().startswith("too many wrong tries: wait")
+    table.web.room.attempts._wrong.clear()
+    table.web.room.attempts._all.clear()
+
+
+def test_attempts_open_again_after_the_window_and_cap_all_addresses_together():
+    clock = FakeClock(100.0)
+    attempts = Attempts(clock, limit=2, total_limit=3, window_s=60)
+    attempts.wrong("a")
+    attempts.wrong("a")
+    assert attempts.blocked("a") == 60 and attempts.blocked("b") == 0
+    attempts.wrong("b")
+    assert attempts.blocked("c") == 60  # three wrong from anywhere: everyone waits
+    clock.sleep(60)
+    assert attempts.blocked("a") == 0 and attempts.blocked("c") == 0
+
+
+def test_room_codes_use_only_letters_nobody_confuses():
+    assert not set("OQDIJLSZBGUVMNW01258") & set(CODE_LETTERS)
+    codes = {new_room_code() for _ in range(200)}
+    assert all(len(code) == 4 and set(code) <= set(CODE_LETTERS) for code in codes) and len(codes) > 150
+
+
+def test_a_damaged_seat_list_in_the_store_is_ignored_entry_by_entry():
+    book = SeatBook(10, [[1, "ab"], "junk", [99, "cd"], [1, "dup"], [True, "x"], None])
+    assert book.taken == (1,)
+    assert SeatBook(10, {"not": "a list"}).taken == ()
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=200)
+@given(verb=st.sampled_from(sorted(FIELDS)) | st.text(max_size=10), fields=st.dictionaries(
+    st.sampled_from(["n", "code", "seat", "token", "pin", "cell", "players", "variant", "first_giver", "delta", "x"]),
+    json_values, max_size=5))
+def test_any_json_message_is_accepted_or_refused_with_a_message_error(verb, fields):
+    text = json.dumps({"t": verb, **fields})
+    try:
+        message = parse_message(text, last_n=0)
+    except MessageError as exc:
+        assert str(exc) and "\n" not in str(exc) and len(str(exc)) < 200
+    else:
+        assert message.verb in FIELDS and message.n > 0 and set(message.fields) == set(FIELDS[message.verb])
+
+
+@settings(max_examples=100)
+@given(st.text(max_size=300) | st.binary(max_size=300))
+def test_any_text_is_accepted_or_refused_with_a_message_error(text):
+    try:
+        parse_message(text, last_n=0)
+    except MessageError:
+        pass

@@ -1,0 +1,141 @@
+"""No phone but the giver's learns the card or the target before the reveal, in any game.
+
+Random games are driven as a table would drive them (phone requests from any seat, joystick
+presses, legal moves and nonsense mixed), and at every state each message every seat would get,
+the public view (the panel stream's) and the panel's frame are compared with those of a twin
+state whose secrets differ: another card, another target, another deck order, seed and discards,
+and another cell under the giver's finger. Equal views mean nothing secret went into them; the
+giver's own view must show the card, so the check can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+
+from hypothesis import given, settings, strategies as st
+
+from console.game import rules
+from console.game.board import ALL_CELLS, Cell, RuleError
+from console.game.rules import GameState
+from console.play import controller
+from console.play.remote import RemoteCommand, handle_remote
+from console.view.render import render
+from console.view.ui import Ui
+from console.web.views import board_message, public_view, seat_view
+from hal.inputs.events import BUTTONS
+
+SEATS = range(10)
+VERBS = ("cursor", "place", "take_back", "confirm", "choose", "clue", "pass", "next", "brightness")
+
+
+def twin(game: GameState, ui: Ui) -> tuple[GameState, Ui]:
+    """The same game as the table sees it, with every secret changed."""
+    changes = dict(seed=game.seed + 1, deck=tuple(reversed(game.deck)) + (99,), discards=(7,) + game.discards,
+                   reshuffles=game.reshuffles + 3)
+    if game.card is not None:
+        changes["card"] = (game.card + 37) % 100
+    if game.target is not None and (game.target_revealed is None or ui.pending is not None):
+        changes["target"] = Cell((game.target.row + 5) % 16, (game.target.col + 11) % 30)
+    ui_changes = dict(card_choice=(ui.card_choice + 1) % 4)
+    if ui.screen == "secret":
+        ui_changes["cursor"] = Cell((ui.cursor.row + 3) % 16, (ui.cursor.col + 7) % 30)
+    return replace(game, **changes), replace(ui, **ui_changes)
+
+
+def messages(game, ui) -> dict:
+    """What each seat (None: the panel stream) is sent in this state, as the JSON sent."""
+    out = {seat: json.dumps(seat_view(game, ui, seat, taken=(0, 2))) for seat in SEATS}
+    out[None] = json.dumps(public_view(game, ui))
+    return out
+
+
+def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
+    if game is None:
+        return
+    other_game, other_ui = twin(game, ui)
+    mine, theirs = messages(game, ui), messages(other_game, other_ui)
+    for seat in [None, *SEATS]:
+        if seat != game.giver:
+            assert mine[seat] == theirs[seat], f"seat {seat} sees a secret in {game.phase} on {ui.screen}"
+    if ui.screen != "secret":  # the joystick giver's own screen; a phone giver never opens it
+        assert render(game, ui, t) == render(other_game, other_ui, t), f"the panel shows a secret on {ui.screen}"
+    if game.phase == "choose_target" and game.variant == "cards":
+        assert mine[game.giver] != theirs[game.giver]  # the giver does see the card: the check bites
+    if game.phase == "round_over" and ui.pending is not None:  # scored, not yet revealed: the
+        other_game = replace(other_game, scores=tuple(s + 1 for s in game.scores),  # points would tell
+                             last_round_points=tuple(p + 1 for p in game.last_round_points))
+        mine, theirs = messages(game, ui), messages(other_game, other_ui)
+        assert all(mine[seat] == theirs[seat] for seat in [None, *SEATS] if seat != game.giver)
+
+
+def sensible(game: GameState, ui: Ui, draw) -> RemoteCommand | str:
+    """A move that takes the game forward, as a phone request or a joystick press."""
+    if ui.pending is not None and draw(st.booleans()):
+        return RemoteCommand(ui.pending.player, draw(st.sampled_from(("confirm", "take_back"))))
+    legal = rules.legal_actions(game)
+    if not legal:
+        return "a"
+    action = draw(st.sampled_from(legal[:40]))
+    if isinstance(action, rules.ChooseTarget):
+        return RemoteCommand(game.giver, "choose", action.cell)
+    if isinstance(action, rules.Place):
+        return RemoteCommand(action.player, draw(st.sampled_from(("cursor", "place"))), action.cell)
+    if isinstance(action, (rules.Clue, rules.SkipClue)):
+        return RemoteCommand(game.giver, "clue" if isinstance(action, rules.Clue) else "pass")
+    return RemoteCommand(draw(st.sampled_from(SEATS)), "next")
+
+
+@settings(max_examples=40)
+@given(data=st.data(), players=st.integers(3, 10), variant=st.sampled_from(rules.VARIANTS),
+       first=st.integers(0, 9), seed=st.integers(0, 2**31 - 1))
+def test_no_message_to_another_seat_nor_the_panel_carries_the_card_or_the_target(data, players, variant, first, seed):
+    draw = data.draw
+    rng = random.Random(seed)
+    t = 0.0
+    ui = Ui(room_code="ACEF")
+    step = handle_remote(None, ui, RemoteCommand(0, "new_game", options=(players, variant, first % players),
+                                                 host=True), t, rng)
+    game, ui = step.game, step.ui
+    for _ in range(draw(st.integers(10, 80))):
+        t += draw(st.sampled_from((0.05, 0.5, 3.1)))
+        check_no_secret_leaks(game, ui, t)
+        if draw(st.integers(0, 3)) == 0:  # nonsense: any seat, any verb, any cell, or any button
+            move = draw(st.one_of(
+                st.sampled_from(BUTTONS),
+                st.builds(RemoteCommand, st.sampled_from(SEATS), st.sampled_from(VERBS),
+                          st.sampled_from(ALL_CELLS), st.just((1,)))))
+        else:
+            move = sensible(game, ui, draw)
+        try:
+            if isinstance(move, str):
+                step = controller.handle(game, ui, move, t, rng)
+            else:
+                step = handle_remote(game, ui, move, t, rng)
+        except RuleError:
+            continue
+        game, ui = step.game, step.ui
+        if game is None or rules.is_terminal(game):
+            break
+    check_no_secret_leaks(game, ui, t)
+
+
+def test_the_board_message_is_the_same_for_every_game():
+    """Sent first on every connection, before any seat: it must depend on nothing but the palette."""
+    message = board_message()
+    assert set(message) == {"t", "rows", "cols", "colors", "pawns"} and len(message["colors"]) == 480
+
+
+def test_the_giver_sees_the_card_then_the_target_and_the_table_sees_it_after_the_reveal():
+    game = rules.apply(None, rules.NewGame(players=3, seed=5, first_giver=1))
+    ui = controller.screen_for(game, Ui(), 0.0)
+    card = [str(c) for c in game.card_cells]
+    assert seat_view(game, ui, 1)["you"]["card"] == card
+    assert seat_view(game, ui, 0)["you"]["card"] is None and public_view(game, ui)["you"] is None
+    game = rules.apply(game, rules.ChooseTarget(game.card_cells[3]))
+    assert seat_view(game, ui, 1)["you"]["target"] == card[3]
+    assert seat_view(game, ui, 2)["game"]["target"] is None
+    game = rules.apply(rules.apply(game, rules.Clue()), rules.Place(ALL_CELLS[0]))
+    game = rules.apply(rules.apply(game, rules.Place(ALL_CELLS[1])), rules.SkipClue())
+    assert public_view(game, ui)["game"]["target"] == card[3]
