@@ -67,6 +67,17 @@ def test_the_timeline_walks_every_round_and_never_shows_the_secret(record, timel
                 assert render(scene.game, scene.ui, t) == render(elsewhere, scene.ui, t), scene.caption
 
 
+def test_a_record_cut_anywhere_in_a_round_shows_no_target_before_its_reveal(record):
+    """What /replay would show of a game still under way: its last scene keeps the secret too."""
+    end_of_round = next(i for i, a in enumerate(record) if isinstance(a, rules.Next))
+    for cut in range(2, end_of_round + 1):
+        last = replay_timeline(record[:cut]).scenes[-1]
+        assert last.ui.screen in ("handoff", "play")  # the reveal waits for a press that never came
+        elsewhere = replace(last.game, target=next(c for c in ALL_CELLS if c != last.game.target))
+        for t in (last.start, last.start + 0.3, last.start + 0.7):
+            assert render(last.game, last.ui, t) == render(elsewhere, last.ui, t), last.caption
+
+
 def test_a_pawn_taken_back_leaves_the_board_and_the_next_one_shows(record):
     first = next(i for i, a in enumerate(record) if isinstance(a, rules.Place))
     placed = record[first]

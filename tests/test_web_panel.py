@@ -5,25 +5,22 @@ colours the LEDs show; /panel follows the console read-only; /replay plays a sto
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 from websockets.sync.client import connect
 
-from console.game import rules
 from console.game.board import Cell
 from console.game.record import action_to_json
 from console.play.remote import Chore
 from console.view.timeline import replay_timeline
 from console.web.replay import timeline_json
-from console.view.ui import CENTRE
+from console.view.ui import CENTRE, SetupChoices
 from console.web.panel import live_view
 from hal.inputs.script import parse_script
 from tests.browser_console import BrowserConsole, dots
 from tests.phones import WAIT_S
 from tests.scripting import Script, plan_game, setup_presses
 from tests.test_whole_games import first_card_cell, near_guesser
-from console.view.ui import SetupChoices
 
 
 @pytest.fixture

@@ -161,11 +161,11 @@ def _moment(before: GameState, after: GameState, action: Action, ui: Ui) -> Scen
 
 
 def _last(state: GameState, ui: Ui) -> Scene:
+    """The record's end: the celebration, or where a game still under way stands (a round whose
+    last pawn is down but whose reveal nobody has pressed for stays unrevealed, as on the panel)."""
     if state.phase == "game_over":
         verb = "wins" if len(state.winners) == 1 else "win"
         return _scene(state, ui, "game_over", GAME_OVER_S, f"{_names(state, state.winners)} {verb}")
-    if state.phase == "round_over":
-        return _scene(state, ui, "reveal", REVEAL_S, _reveal_caption(state))
     screen = "handoff" if state.phase == "choose_target" else "play"
     return _scene(state, ui, screen, END_S, f"The record stops in round {state.round} ({state.phase})")
 
