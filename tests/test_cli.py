@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from console.commands import bench
 from console.commands import main as cli
 from console.view.palette import board_colors
 from tests.test_record import EXAMPLE
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -81,3 +89,70 @@ def test_bench_figures_have_every_key(monkeypatch):
     latency = bench.latency_figures(seconds=0.5)
     assert latency["events"] > 0 and latency["p99"] >= latency["p50"] > 0
     assert 0 <= bench.idle_cpu_figure(seconds=0.3) < 1
+
+
+def test_bench_web_figures_have_every_key():
+    """The web parts, briefly: a tap reaches every phone; the loop runs with a phone connected."""
+    phones = bench.phone_figures(phones=3, taps=10)
+    assert phones["phones"] == 3 and phones["p99"] >= phones["p50"] > 0
+    latency = bench.latency_figures(seconds=0.3, web=True)
+    assert latency["events"] > 0
+    assert 0 <= bench.idle_cpu_figure(seconds=0.3, web=True) < 1
+
+
+def test_play_on_the_sim_png_driver_takes_the_keys_and_writes_the_picture(isolated, tmp_path, monkeypatch):
+    """sim-png is usable: `play` with `driver.name: sim-png` reads the keyboard like the terminal
+    simulator and keeps the PNG file up to date. The keyboard here quits after the first frame."""
+    from console.commands import session
+    from hal.inputs.events import PRESS, QUIT, InputEvent
+
+    class QuitAfterOneFrame:
+        def __init__(self, events):
+            self.events, self.polls = events, 0
+
+        def poll(self, now):
+            self.polls += 1
+            if self.polls == 2:
+                self.events.put(InputEvent(QUIT, PRESS, now))
+
+    picture = tmp_path / "panel.png"
+    (tmp_path / "console.yaml").write_text(
+        f"store:\n  url: memory://\ndriver:\n  name: sim-png\n  sim_png:\n    path: {picture}\n    scale: 1\n")
+    monkeypatch.setattr(session, "open_keyboard", QuitAfterOneFrame)
+    assert cli.main(["play"]) == 0
+    with Image.open(picture) as image:  # the last picture is the cleared panel, 1 pixel an LED
+        assert image.format == "PNG" and image.size == (32, 16)
+
+
+def test_log_lines_of_the_command_are_escaped_on_one_line():
+    """A store warning quotes a game id read from Redis: its escape sequences stay escaped."""
+    stream = io.StringIO()
+    logger = logging.getLogger("tests.escaped")
+    logger.addHandler(cli.escaped_log_handler(stream))
+    try:
+        logger.warning("game %s left out of the history: %s", "\x1b[2J", "line\nbreak")
+    finally:
+        logger.handlers.clear()
+    assert stream.getvalue() == "game \\x1b[2J left out of the history: line\\nbreak\n"
+
+
+def test_help_and_argument_errors_return_their_status(capsys):
+    assert cli.main(["--help"]) == 0
+    assert cli.main(["render"]) == 2
+    err = capsys.readouterr().err
+    assert err == "hues-console render: the following arguments are required: --record " \
+                  "(see hues-console render --help)\n"
+
+
+@pytest.mark.parametrize("argv", [["palette"], ["replay", "RECORD", "--json"]])
+def test_a_reader_gone_away_ends_the_command_quietly(isolated, tmp_path, argv):
+    """`hues-console export | head -1`: the pipe closes before the output is written; the
+    command stops with the status a SIGPIPE gives (141) and no BrokenPipe traceback."""
+    record = tmp_path / "game.jsonl"
+    record.write_text(EXAMPLE)
+    argv = [str(record) if word == "RECORD" else word for word in argv]
+    process = subprocess.Popen([sys.executable, "-m", "console.commands.main", *argv], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader is gone before the first line
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (141, b"")

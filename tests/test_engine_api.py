@@ -84,6 +84,12 @@ def test_wrong_action_during_a_game_is_a_rule_error(action, problem):
         apply(_guessing(), action)
 
 
+@pytest.mark.parametrize("state", ["choose_target", {"phase": "guess1"}, 0, ()])
+def test_a_state_that_is_no_game_state_is_a_rule_error(state):
+    with pytest.raises(RuleError, match="is not a game state"):
+        apply(state, Clue())
+
+
 _junk = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=5),
                   st.tuples(st.integers(), st.integers()), st.lists(st.text(max_size=3), max_size=3))
 

@@ -229,8 +229,9 @@ def test_install_on_a_pi5_then_again_keeps_everything(pi5):
     assert commands[-2:] == ["systemctl daemon-reload", "systemctl enable hues-console.service"]
 
     config = load_config(str(pi5.root / ETC_CONFIG))
-    assert config.store.url == "redis://localhost:6379/0"  # and everything else as the default:
-    assert dataclasses.replace(config, store=DEFAULT.store, source=DEFAULT.source) == DEFAULT
+    assert config.store.url == "redis://localhost:6379/0"  # the phones' server on the box's network
+    assert (config.web.enabled, config.web.address) == (True, "0.0.0.0")  # and the rest as the default:
+    assert dataclasses.replace(config, store=DEFAULT.store, web=DEFAULT.web, source=DEFAULT.source) == DEFAULT
     etc = pi5.root / "etc"
     assert (etc / "systemd/system/hues-console.service").read_text() == UNIT.read_text()
     dropins = etc / "systemd/system/hues-console.service.d"

@@ -12,6 +12,7 @@ from console.store.games import (
     CorruptRecordError, GameNotFoundError, GameStore, NoCurrentGameError, NotStorableError,
     StoreOfflineError, StoreUrlError,
 )
+from console.commands.common import UsageError
 from console.commands.records import export_main, history_main
 from console.store.format import format_date
 from tests.redis_server import WALL_START, CountingRedis, FakeRedisRig, replies_lost
@@ -283,15 +284,20 @@ def test_a_game_the_rules_cannot_replay_is_set_aside_on_request(rig, caplog):
     assert rig.store().unfinished() is None
 
 
-def test_exporting_a_corrupt_game_sets_it_aside_and_says_so(rig):
+def test_exporting_an_unreadable_game_says_so_and_changes_nothing(rig):
+    """A read command must not move a game (a newer console's, say) to quarantine, or the next
+    `export` would silently give an older game."""
     store = rig.store()
     game_id = play(store)
     store.finish(SUMMARY)
     _unknown_version(rig.redis, game_id)
-    with pytest.raises(CorruptRecordError, match="set aside as hues:quarantine:"):
-        rig.store().export(game_id)
-    assert rig.store().history() == []
-    assert rig.redis.llen(f"hues:quarantine:{game_id}@{int(WALL_START)}:record") == 6
+    before = {key: rig.redis.type(key) for key in rig.redis.keys("*")}
+    for which in (game_id, None):
+        with pytest.raises(CorruptRecordError, match=f"game {game_id} cannot be read: .* version '2'"):
+            rig.store().export(which)
+        with pytest.raises(UsageError, match=f"^hues-console export: game {game_id} cannot be read"):
+            export_main(rig.store(), which, io.StringIO())  # main prints it: one line, exit 2
+    assert {key: rig.redis.type(key) for key in rig.redis.keys("*")} == before
 
 
 def test_a_game_with_an_unreadable_summary_is_left_out_of_the_history(rig, caplog):

@@ -180,3 +180,14 @@ def test_phones_and_the_joystick_mix(table):
     phones[1].view(lambda v: v["game"]["pending"] == [1, "A1"])
     table.press("right")  # the next player's first press commits the phone's pawn
     phones[2].view(lambda v: v["game"]["pawns"] == [[1, "A1"]])
+
+
+def test_in_free_the_giver_picks_any_cell(table):
+    giver = table.phone().join(table.code, 0)
+    others = [table.phone().join(table.code, seat) for seat in (1, 2)]
+    giver.send("new_game", players=3, variant="free", first_giver=0)
+    view = giver.view(lambda v: v["you"]["free"] is True)
+    assert view["you"]["card"] is None
+    giver.send("choose", cell="P30")
+    assert giver.view(lambda v: v["game"]["phase"] == "clue1")["you"]["target"] == "P30"
+    assert others[0].view(lambda v: v["game"]["phase"] == "clue1")["you"] == {"card": None, "target": None, "free": False}

@@ -3,6 +3,7 @@ messages, guessing the room code or the PIN, and paths outside the app's own rou
 
 from __future__ import annotations
 
+import asyncio
 import json
 import urllib.error
 import urllib.request
@@ -11,9 +12,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from console.web.hub import Hub
 from console.web.messages import FIELDS, MessageError, parse_message
+from console.web.phones import PhoneConnection, PhoneRoom
 from console.web.seats import CODE_LETTERS, Attempts, SeatBook, new_room_code
 from console.web.server import MAX_MESSAGE_BYTES, origin_allowed
+from hal.inputs.events import EventQueue
 from tests.fakes import FakeClock
 from tests.phones import PhoneTable
 
@@ -163,3 +167,43 @@ def test_any_text_is_accepted_or_refused_with_a_message_error(text):
         parse_message(text, last_n=0)
     except MessageError:
         pass
+
+
+class StuckPhone:
+    """A websocket whose phone sends and never reads: every send waits forever."""
+
+    client = None
+    headers: dict = {}
+
+    def __init__(self, messages: list[str]):
+        self.messages = iter(messages)
+        self.closed_with = None
+
+    async def receive(self) -> dict:
+        text = next(self.messages, None)
+        await asyncio.sleep(0)
+        return {"type": "websocket.disconnect"} if text is None else {"type": "websocket.receive", "text": text}
+
+    async def send_text(self, text: str) -> None:
+        await asyncio.Event().wait()
+
+    async def close(self, code: int) -> None:
+        self.closed_with = code
+
+
+def test_a_phone_that_floods_without_reading_is_dropped():
+    room = PhoneRoom(Hub(), EventQueue(), SeatBook(10), Attempts(FakeClock()))
+    stuck = StuckPhone(["junk"] * 1000)
+
+    async def connect_it():
+        await PhoneConnection(room, stuck).run()
+
+    asyncio.run(connect_it())
+    assert stuck.closed_with == 1008 and next(stuck.messages, None) is not None  # dropped before the end
+
+
+def test_the_wrong_try_memory_stays_bounded():
+    attempts = Attempts(FakeClock(), limit=5, total_limit=30)
+    for i in range(5000):
+        attempts.wrong(f"10.0.{i // 256}.{i % 256}")
+    assert len(attempts._wrong) <= 1024 and len(attempts._all) == 30

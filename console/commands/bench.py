@@ -3,7 +3,8 @@
 A WS2812 LED takes 30 us on the wire (plus a 300 us latch a frame), so a 512-LED frame needs
 15.4 ms. The figures here are CPU time per frame (render, output stage, layout, hand-off to a
 PixelStrip stand-in with the real method names), input-to-panel latency in the real-time loop,
-start-up time and memory of the headless simulator, and the loop's CPU share on a still screen.
+start-up time and memory of the headless simulator, and the loop's CPU share on a still screen;
+then the same with the phones' web server on (bench_web), and a tap's latency to every phone.
 """
 
 from __future__ import annotations
@@ -115,9 +116,10 @@ class _TimedDriver(Ws281xDriver):
         self.shown_at.append(time.monotonic())
 
 
-def latency_figures(seconds: float = 4.0, fps: int = 60) -> dict:
+def latency_figures(seconds: float = 4.0, fps: int = 60, web: bool = False) -> dict:
     """Presses enter the queue at random moments from another thread while the real-time loop
-    runs; latency is from each press to the first frame handed over after it was processed."""
+    runs; latency is from each press to the first frame handed over after it was processed.
+    `web`: with the phones' server on and a phone connected, sent every change."""
     state, _ = busy_game()
     layout = Layout(LayoutOptions())
     events = EventQueue()
@@ -125,6 +127,7 @@ def latency_figures(seconds: float = 4.0, fps: int = 60) -> dict:
     app = ConsoleApp(OutputStage(layout), driver, events, [], GameStore("memory://"))
     app.start(time.monotonic())
     app.game, app.ui = state, Ui(screen="play", cursor=Cell(3, 20))
+    stop_web = _serve_one_phone(app) if web else None
     sent: list[float] = []
 
     def presser():
@@ -141,6 +144,8 @@ def latency_figures(seconds: float = 4.0, fps: int = 60) -> dict:
     thread.start()
     run_realtime(app, fps, start=False)
     thread.join()
+    if stop_web is not None:
+        stop_web()
     shown = driver.shown_at
     latencies = []
     for t in sent:
@@ -151,36 +156,53 @@ def latency_figures(seconds: float = 4.0, fps: int = 60) -> dict:
             "events": len(latencies), "frame_period_ms": round(1000 / fps, 2)}
 
 
-def idle_cpu_figure(seconds: float = 3.0, fps: int = 60) -> float:
-    """CPU share of one core used by the loop on a still screen (nothing to redraw)."""
+def started_app() -> ConsoleApp:
+    """The console on the 32x16 panel's PixelStrip stand-in with an in-memory store, started."""
     layout = Layout(LayoutOptions())
     app = ConsoleApp(OutputStage(layout), Ws281xDriver(layout.led_count, strip_factory=PixelStripStandIn),
                      EventQueue(), [], GameStore("memory://"))
     app.start(time.monotonic())
+    return app
+
+
+def idle_cpu_figure(seconds: float = 3.0, fps: int = 60, web: bool = False) -> float:
+    """CPU share of one core used by the loop on a still screen (nothing to redraw); `web`: the
+    whole process's, with the phones' server on and a phone connected."""
+    app = started_app()
     app.ui = replace(app.ui, screen="brightness")
+    stop_web = _serve_one_phone(app) if web else None
     stop = threading.Timer(seconds, lambda: setattr(app, "running", False))
     wall, cpu = time.monotonic(), time.process_time()
     stop.start()
     run_realtime(app, fps, start=False)
-    return round((time.process_time() - cpu) / (time.monotonic() - wall), 4)
+    share = round((time.process_time() - cpu) / (time.monotonic() - wall), 4)
+    if stop_web is not None:
+        stop_web()
+    return share
 
 
-def startup_figures() -> dict:
-    """Start the headless simulator in a fresh process: seconds to its first frame, and RSS then."""
+def startup_figures(web: bool = False) -> dict:
+    """Start the headless simulator in a fresh process: seconds to its first frame, and RSS then
+    (`web`: with the phones' server serving before the first frame)."""
     begin = time.monotonic()
-    out = subprocess.run([sys.executable, "-m", "console.commands.bench", "--first-frame-probe"],
+    probe_args = ["--first-frame-probe"] + (["--web"] if web else [])
+    out = subprocess.run([sys.executable, "-m", "console.commands.bench", *probe_args],
                          capture_output=True, text=True, check=True).stdout
     probe = json.loads(out)
     return {"startup_s": round(probe["first_frame"] - begin, 3), "rss_mb": probe["rss_mb"]}
 
 
-def first_frame_probe() -> None:
+def first_frame_probe(web: bool) -> None:
     """Run in the child: the default configuration, headless, until the first frame is pushed."""
     from console.config.loader import load_config
-    from console.commands.wiring import build_app
+    from console.commands.wiring import attach_web, build_app
 
     config = load_config()
     app = build_app(config, "sim-headless", lambda events: [])
+    if web:
+        from console.commands.bench_web import bench_web_config
+
+        attach_web(replace(config, web=bench_web_config()), app)
     app.start(0.0)
     app.tick(0.0)
     shown = time.monotonic()
@@ -206,7 +228,30 @@ def run_bench() -> dict:
     results["latency_ms"] = latency_figures()
     results.update(startup_figures())
     results["idle_cpu"] = idle_cpu_figure()
+    results["web"] = web_figures()
     return results
+
+
+def phone_figures(phones: int = 4, taps: int = 200) -> dict:
+    """A tap's latency to every phone on loopback, p50 and p99 over taps x phones."""
+    from console.commands.bench_web import phone_latencies
+
+    latencies = phone_latencies(started_app(), phones, taps)
+    return {"p50": round(percentile(latencies, 50), 2), "p99": round(percentile(latencies, 99), 2),
+            "phones": phones, "taps": taps}
+
+
+def web_figures() -> dict:
+    """With the phones' server on: a tap to every phone, and what the server costs the panel."""
+    startup = startup_figures(web=True)
+    return {"phone_latency_ms": phone_figures(), "latency_ms": latency_figures(web=True),
+            "idle_cpu": idle_cpu_figure(web=True), "startup_s": startup["startup_s"], "rss_mb": startup["rss_mb"]}
+
+
+def _serve_one_phone(app: ConsoleApp):
+    from console.commands.bench_web import serve_one_phone
+
+    return serve_one_phone(app)
 
 
 def format_report(r: dict) -> str:
@@ -222,6 +267,16 @@ def format_report(r: dict) -> str:
         f"start-up: {r['startup_s']:.3f} s to the first frame, {r['rss_mb']} MB RSS",
         f"idle loop: {100 * r['idle_cpu']:.2f} % of a core",
     ]
+    w = r["web"]
+    phone, wl = w["phone_latency_ms"], w["latency_ms"]
+    lines += [
+        "with the phones' server on:",
+        f"  a tap to every phone: {phone['p50']:.2f} ms p50, {phone['p99']:.2f} ms p99 "
+        f"({phone['taps']} taps x {phone['phones']} phones, loopback)",
+        f"  latency: {wl['p50']:.2f} ms p50, {wl['p99']:.2f} ms p99 over {wl['events']} presses, a phone connected",
+        f"  idle: {100 * w['idle_cpu']:.2f} % of a core, a phone connected",
+        f"  start-up: {w['startup_s']:.3f} s to the first frame, {w['rss_mb']} MB RSS",
+    ]
     return "\n".join(lines)
 
 
@@ -232,7 +287,7 @@ def bench_main(as_json: bool) -> int:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--first-frame-probe"]:
-        first_frame_probe()
+    if sys.argv[1:2] == ["--first-frame-probe"]:
+        first_frame_probe(web=sys.argv[2:] == ["--web"])
     else:
         sys.exit(bench_main("--json" in sys.argv))

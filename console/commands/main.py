@@ -6,7 +6,10 @@ Set HUES_DEBUG=1 to see the traceback of an unexpected failure instead of its on
 from __future__ import annotations
 
 import argparse
+import logging
+import math
 import os
+import signal
 import sys
 
 from console.commands.common import EXIT_USAGE, UsageError
@@ -23,7 +26,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_check_config(args: argparse.Namespace) -> int:
     from console.config.loader import check_config_main
 
-    return check_config_main(args.file or args.config)
+    return check_config_main(args.config if args.file is None else args.file)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -105,9 +108,39 @@ def cmd_sticker(args: argparse.Namespace) -> int:
     return sticker_main(args.config, args.out, args.url)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a wrong argument is one line (`hues-console render: ...`), exit status 2,
+    instead of the usage text and the error; `--help` still shows the usage."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"{self.prog}: {_printable(message)} (see {self.prog} --help)\n")
+
+
+MAX_TIME_S = 24 * 3600.0
+
+
+def animation_time(text: str) -> float:
+    """`render --time T`: seconds from 0 to a day; nan, inf and 1e308 are refused."""
+    try:
+        t = float(text)
+    except ValueError:
+        t = math.nan
+    if not 0 <= t <= MAX_TIME_S:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"the time must be a number of seconds from 0 to {MAX_TIME_S:g}, "
+                                         f"not {text!r}")
+    return t
+
+
+def output_path(text: str) -> str:
+    """An output file (`-` for standard output); an empty name is an error, not a silent no-op."""
+    if not text:
+        raise argparse.ArgumentTypeError("the output file name is empty")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hues-console", description="Hues and Cues on an LED panel.")
-    common = argparse.ArgumentParser(add_help=False)
+    parser = OneLineParser(prog="hues-console", description="Hues and Cues on an LED panel.")
+    common = OneLineParser(add_help=False)
     common.add_argument("--config", metavar="FILE",
                         help="configuration file (else $HUES_CONFIG, /etc/hues-console/console.yaml, the default)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -123,8 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--web", action="store_true", help="the panel in a web page, played from its keys and buttons")
     p.add_argument("--port", type=int, metavar="N", help="with --web: the port to serve on (default web.port; 0: any free one)")
     p.add_argument("--script", metavar="FILE", help="input script: up/down/left/right/a/b/start [N], hold B S, wait S")
-    p.add_argument("--png", metavar="OUT", help="write the last frame as a PNG")
-    p.add_argument("--state-json", metavar="OUT", help="write the game state as the replay JSON")
+    p.add_argument("--png", metavar="OUT", type=output_path, help="write the last frame as a PNG")
+    p.add_argument("--state-json", metavar="OUT", type=output_path, help="write the game state as the replay JSON")
     p.add_argument("--seed", type=int, default=0, help="seed for random choices (first cue giver, deck)")
     p.add_argument("--report-actions", action="store_true",
                    help="print each game action as JSON when it is stored (for tests and tooling)")
@@ -141,9 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("render", "the frame for the state a game record reaches")
     p.add_argument("--record", required=True, metavar="FILE")
-    p.add_argument("--time", type=float, default=0.0, metavar="T", help="animation time in seconds")
-    p.add_argument("--json", metavar="OUT", help="write width, height and pixels as JSON ('-' for stdout)")
-    p.add_argument("--png", metavar="OUT", help="write the frame as a PNG")
+    p.add_argument("--time", type=animation_time, default=0.0, metavar="T", help="animation time in seconds")
+    p.add_argument("--json", metavar="OUT", type=output_path,
+                   help="write width, height and pixels as JSON ('-' for stdout)")
+    p.add_argument("--png", metavar="OUT", type=output_path, help="write the frame as a PNG ('-' for stdout)")
     p.set_defaults(run=cmd_render)
 
     p = command("palette", "the 480 board colours, their LED drive values and the light they give")
@@ -158,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sim", action="store_true", help="in the terminal simulator, keys for buttons")
     p.add_argument("--headless", action="store_true", help="no screen: inputs from --script")
     p.add_argument("--script", metavar="FILE", help="input script for the headless check")
-    p.add_argument("--png", metavar="OUT", help="with --script: write the last frame as a PNG")
+    p.add_argument("--png", metavar="OUT", type=output_path, help="with --script: write the last frame as a PNG")
     p.set_defaults(run=cmd_diag)
 
     p = command("bench", "measure frame cost, latency, start-up time and idle CPU")
@@ -166,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_bench)
 
     p = command("sticker", "a QR code with the box's address for the phones, to stick on the box")
-    p.add_argument("--out", required=True, metavar="FILE", help="the picture: .svg, .png, .pdf or .eps")
+    p.add_argument("--out", required=True, metavar="FILE", type=output_path, help="the picture: .svg, .png, .pdf or .eps")
     p.add_argument("--url", help="the address to encode (default: the configured web server's)")
     p.set_defaults(run=cmd_sticker)
 
@@ -186,24 +220,68 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from console.config.loader import ConfigError
 
-    args = build_parser().parse_args(argv)
+    if not logging.getLogger().handlers:  # the command line's own process (tests have theirs)
+        logging.getLogger().addHandler(escaped_log_handler(sys.stderr))
     try:
-        return args.run(args)
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help, or a wrong argument already said in one line
+        return done.code if isinstance(done.code, int) else EXIT_USAGE
+    try:
+        status = args.run(args)
+        sys.stdout.flush()  # here, not at exit, so that a reader gone away is caught below
+        return status
     except ConfigError as exc:
         for line in exc.problems:
-            print(line, file=sys.stderr)
+            print(_printable(line), file=sys.stderr)
         return EXIT_USAGE
     except (UsageError, RecordError) as exc:
-        print(str(exc), file=sys.stderr)
+        print(_printable(str(exc)), file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        return _reader_gone()
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # never a traceback to a party host
         if os.environ.get("HUES_DEBUG"):
             raise
-        print(f"hues-console: unexpected {exc.__class__.__name__}: {exc} (HUES_DEBUG=1 shows details)",
+        print(_printable(f"hues-console: unexpected {exc.__class__.__name__}: {exc} (HUES_DEBUG=1 shows details)"),
               file=sys.stderr)
         return 1
+
+
+class _OneLineFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return _printable(super().format(record))
+
+
+def escaped_log_handler(stream) -> logging.Handler:
+    """Log lines as Python prints them by default (the message alone, warnings and worse), but
+    escaped: a warning quotes what the store holds (a game id...), which must not reach the
+    terminal or the journal raw."""
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(_OneLineFormatter("%(message)s"))
+    return handler
+
+
+def _reader_gone() -> int:
+    """`hues-console export | head -1`: the reader closed the pipe. Stop quietly with the status
+    a SIGPIPE gives, as `cat` would. Python ignores SIGPIPE, so the write failed with EPIPE, and
+    the output still buffered would fail again at exit: stdout is pointed at /dev/null first (the
+    Python docs, signal module, "Note on SIGPIPE"). Not SIG_DFL: that would also kill the console
+    on a write to a closed Redis socket."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (a test's capture)
+        pass
+    return 128 + signal.SIGPIPE
+
+
+def _printable(text: str) -> str:
+    from console.config.loader import one_line
+
+    return one_line(text)
 
 
 if __name__ == "__main__":

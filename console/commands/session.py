@@ -53,11 +53,11 @@ def play(config_path: str | None, simulator: bool) -> int:
 
 
 def run_interactive(config: Config, simulator: bool, command: str, build: Callable) -> int:
-    """Run an app (the console, or the wiring check) in real time on the terminal simulator with
-    the keyboard, or on the configured driver with the GPIO buttons, hints going to the log.
-    `build(driver_name, sources, hint)` makes the app."""
+    """Run an app (the console, or the wiring check) in real time: on the terminal simulator or
+    sim-png's picture with the keyboard, or on the configured driver with the GPIO buttons, hints
+    going to the log. `build(driver_name, sources, hint)` makes the app."""
     name = "sim-terminal" if simulator else resolve_driver_name(config.driver.name)
-    if name in ("sim-headless", "sim-png"):
+    if name == "sim-headless":  # sim-png is played like the terminal: the keys, the picture in a file
         raise UsageError(f"the {name} driver needs `hues-console {command} --headless --script FILE`")
     try:
         if name in SIMULATORS:

@@ -26,7 +26,7 @@ from console.config.schema import (
 )
 
 __all__ = ["Config", "ConfigError", "load_config", "check_config_main", "ETC_PATH", "ENV_VAR",
-           "packaged_default", "user_config_path"]
+           "packaged_default", "user_config_path", "one_line"]
 
 ETC_PATH = "/etc/hues-console/console.yaml"
 ENV_VAR = "HUES_CONFIG"
@@ -69,7 +69,7 @@ class _Problems:
         text = f"{file}:{line}" if line is not None else file
         if path:
             text += f": {format_path(path)}"
-        text = _one_line(f"{text}: {message}")
+        text = one_line(f"{text}: {message}")
         self.found.append((self.files.index(file), line or 0, text))
 
     def raise_if_any(self) -> None:
@@ -77,7 +77,10 @@ class _Problems:
             raise ConfigError([text for _, _, text in sorted(self.found, key=lambda f: f[:2])])
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
+    """`text` safe to print as one line: line breaks, escape sequences and other control
+    characters shown escaped (`\\x1b`), so nothing read from a file or the store can move the
+    terminal's cursor or split a message."""
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 

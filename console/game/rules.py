@@ -177,6 +177,8 @@ def apply(state: GameState | None, action: Action) -> GameState:
     """The state after `action`, or RuleError saying why it is not allowed now (a non-action or
     a field of the wrong type too)."""
     _check_action(action)
+    if state is not None and not isinstance(state, GameState):
+        raise RuleError(f"{brief_repr(state)} is not a game state")
     if isinstance(action, NewGame):
         if state is not None:
             raise RuleError("a game is already under way: new_game only starts a record")

@@ -273,7 +273,10 @@ class GameStore:
         return entries
 
     def export(self, game_id: str | None = None) -> list[dict]:
-        """A game's record as action dicts, exactly the replay format; default the latest game."""
+        """A game's record as action dicts, exactly the replay format; default the latest game.
+
+        Reads only: a game it cannot read (a newer format version, damage) is reported and left
+        where it is, so that the next `export` does not silently give another game."""
         game = self._game
         if game is not None and game_id in (None, game.id):
             return [json.loads(line) for line in game.lines]
@@ -283,9 +286,7 @@ class GameStore:
             try:
                 return self._read_game(game_id)[2]
             except CorruptRecordError as problem:
-                where = self._set_aside(game_id, str(problem))
-                raise CorruptRecordError(
-                    f"game {game_id} cannot be read: {problem}; set aside as {where}") from None
+                raise CorruptRecordError(f"game {game_id} cannot be read: {problem}") from None
         except redis.RedisError as error:
             self._fail(error)
             raise StoreOfflineError(f"the game store {self.url} cannot be reached ({error})") from None

@@ -32,6 +32,7 @@ ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
           "/phone.js": ("phone.js", "text/javascript; charset=utf-8"),
           "/phone.css": ("phone.css", "text/css; charset=utf-8")}
 MAX_PHONES = 32
+MAX_OUTBOX = 64  # messages waiting for a phone that does not read them: past this it is dropped
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
 
 
@@ -87,6 +88,7 @@ class PhoneConnection:
         self.last_n = 0
         self._last_view = ""
         self._woken = False
+        self.flooded = False
         client = websocket.client
         self.address = client.host if client else "?"
 
@@ -100,6 +102,9 @@ class PhoneConnection:
             self.outbox.put_nowait(None)  # None: send the view if it changed
 
     def send(self, message: dict) -> None:
+        if self.outbox.qsize() >= MAX_OUTBOX:  # it floods us faster than it reads the answers
+            self.flooded = True
+            return
         self.outbox.put_nowait(message)
 
     async def run(self) -> None:
@@ -143,6 +148,9 @@ class PhoneConnection:
                 self._handle(message)
             except (MessageError, SeatError) as exc:
                 self.send({"t": "refused", "n": self._n_of(raw), "why": str(exc)})
+            if self.flooded:
+                await self.websocket.close(code=POLICY_VIOLATION)
+                return
 
     @staticmethod
     def _n_of(raw: dict) -> int | None:

@@ -22,6 +22,7 @@ CODE_LETTERS = "ACEFHKPRTXY"
 CODE_LENGTH = 4
 TOKEN_BYTES = 16  # 128 bits
 SEATS_SETTING = "phone_seats"
+MAX_ADDRESSES = 1024  # addresses whose wrong tries are remembered
 
 
 class SeatError(Exception):
@@ -113,5 +114,9 @@ class Attempts:
 
     def wrong(self, who: str) -> None:
         now = self.clock()
+        if who not in self._wrong and len(self._wrong) >= MAX_ADDRESSES:
+            del self._wrong[next(iter(self._wrong))]  # the oldest address: memory stays bounded
         self._wrong.setdefault(who, deque()).append(now)
         self._all.append(now)
+        while len(self._all) > self.total_limit:
+            self._all.popleft()

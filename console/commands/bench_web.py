@@ -1,0 +1,135 @@
+"""The web companion's part of `hues-console bench`: how long a phone's tap takes to reach every
+phone on loopback, and what the server costs the panel (the frame loop's latency, idle CPU,
+start-up and memory are measured by `bench` with the server on and a phone connected).
+
+Phones here are websocket clients in threads of the same process, each recording when a message
+arrived; a tap's latency to a phone is from just before it is sent to the arrival of the first
+view on that phone that shows it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import time
+from typing import Any
+
+from websockets.sync.client import connect
+
+from console.config.loader import load_config
+from console.config.schema import WebConfig
+from console.play.app import ConsoleApp, run_realtime
+from console.web.companion import WebCompanion
+from console.web.seats import new_room_code
+
+WAIT_S = 5.0
+
+
+def bench_web_config() -> WebConfig:
+    return dataclasses.replace(load_config().web, enabled=True, address="127.0.0.1", port=0)
+
+
+def attach_bench_web(app: ConsoleApp) -> WebCompanion:
+    """The companion on a free loopback port, publishing the app's states (as `attach_web`)."""
+    web = WebCompanion(bench_web_config(), app.colors, app.events, app.store)
+    web.start()
+    app.publisher, app.room_codes = web.hub, new_room_code
+    app.ui = dataclasses.replace(app.ui, room_code=new_room_code())
+    app.publisher.publish_state(app.game, app.ui, 0.0)
+    return web
+
+
+class BenchPhone:
+    """A phone that joins, takes a seat and keeps every message with its arrival time."""
+
+    def __init__(self, url: str, code: str, seat: int) -> None:
+        self.ws = connect(url.replace("http://", "ws://") + "/ws", origin=url, open_timeout=WAIT_S).__enter__()
+        self.n = 0
+        self.received: list[tuple[float, dict]] = []
+        self.arrived = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.send("join", code=code)
+        self.send("take", seat=seat)
+        self.wait_for(lambda m: m["t"] == "seated")
+
+    def send(self, t: str, **fields: Any) -> float:
+        self.n += 1
+        sent = time.perf_counter()
+        self.ws.send(json.dumps({"t": t, "n": self.n, **fields}))
+        return sent
+
+    def _read(self) -> None:
+        try:
+            for text in self.ws:
+                with self.arrived:
+                    self.received.append((time.perf_counter(), json.loads(text)))
+                    self.arrived.notify_all()
+        except Exception:  # the connection closed: the bench is over
+            pass
+
+    def wait_for(self, match, since: float = 0.0) -> float:
+        """When the first message after `since` that matches arrived."""
+        deadline = time.monotonic() + WAIT_S
+        with self.arrived:
+            while True:
+                for at, message in self.received:
+                    if at >= since and _matches(match, message):
+                        return at
+                if not self.arrived.wait(deadline - time.monotonic()):
+                    raise TimeoutError("a phone never saw the change")
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def _matches(match, message: dict) -> bool:
+    try:
+        return bool(match(message))
+    except (KeyError, TypeError, IndexError):
+        return False
+
+
+def phone_latencies(app: ConsoleApp, phones: int = 4, taps: int = 200, fps: int = 60) -> list[float]:
+    """A guesser taps cells (each tap moves the panel's cursor, which every phone is shown): the
+    milliseconds from each tap to each phone's view showing it. `app` is started, not running."""
+    web = attach_bench_web(app)
+    loop = threading.Thread(target=run_realtime, args=(app, fps), kwargs={"start": False}, daemon=True)
+    loop.start()
+    table: list[BenchPhone] = []
+    try:
+        code = app.ui.room_code
+        table = [BenchPhone(web.url, code, seat) for seat in range(phones)]
+        giver, guesser = table[0], table[1]
+        giver.send("new_game", players=phones, variant="free", first_giver=0)
+        giver.wait_for(lambda m: m["you"]["free"] is True)
+        giver.send("choose", cell="H15")
+        giver.send("clue")
+        guesser.wait_for(lambda m: m["game"]["turn"] == 1)
+        latencies = []
+        for i in range(taps):
+            cell = f"{'ABCD'[i % 4]}{i % 30 + 1}"
+            sent = guesser.send("cursor", cell=cell)
+            for phone in table:
+                at = phone.wait_for(lambda m, cell=cell: m["t"] == "view" and m["game"]["cursor"] == cell, sent)
+                latencies.append((at - sent) * 1000)
+        return latencies
+    finally:
+        for phone in table:
+            phone.close()
+        app.running = False
+        loop.join(WAIT_S)
+        web.close()
+
+
+def serve_one_phone(app: ConsoleApp):
+    """The server on, one phone seated and reading every view: returns what stops them."""
+    web = attach_bench_web(app)
+    phone = BenchPhone(web.url, app.ui.room_code, 0)
+
+    def stop() -> None:
+        phone.close()
+        web.close()
+
+    return stop
