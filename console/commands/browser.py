@@ -32,8 +32,8 @@ def play_in_browser(config_path: str | None, port: int | None) -> int:
     except WebServerError as exc:
         app.close()
         raise UsageError(str(exc)) from None
-    print(f"the console is running in the browser: open {companion.url}/sim "
-          f"(spectators: {companion.url}/panel; Ctrl-C stops it)", flush=True)
-    with closing_app(app):
+    with closing_app(app):  # SIGTERM is handled from here on, before anyone is told the address
+        print(f"the console is running in the browser: open {companion.url}/sim "
+              f"(spectators: {companion.url}/panel; Ctrl-C stops it)", flush=True)
         run_realtime(app, config.display.fps)
     return 0
