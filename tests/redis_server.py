@@ -1,9 +1,11 @@
 """The Redis servers the store's tests run against: a real one, and a fake one whose link can be cut.
 
 The real redis-server (integration tests: real AOF, real crashes, restarts) runs with the Pi's own
-`config/redis-hues.conf` (so that file is checked to parse and to give appendfsync always), on a free
-loopback port, with its data in a temporary directory. RDB snapshots are off, so whatever survives a
-restart survived through the append-only file.
+`config/redis-hues.conf`, unchanged but for where its socket and data are: the console talks to it as
+the Pi's console does, over the unix socket as the ACL user `hues`. So that file is checked to parse,
+to give appendfsync always, and to let the console do all it needs. The tests' own client (to look
+and to tamper) is an extra `admin` user given on the command line. RDB snapshots are off, so
+whatever survives a restart survived through the append-only file.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import contextlib
 import json
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -34,39 +35,37 @@ def find_redis_server() -> str | None:
         (path for path in ("/usr/bin/redis-server", "/usr/sbin/redis-server") if Path(path).exists()), None)
 
 
-def free_port() -> int:
-    """A loopback TCP port nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class RedisServer:
     """One redis-server process that can be started, stopped, killed and started again on its data."""
 
-    def __init__(self, binary: str, directory: Path, port: int | None = None):
+    def __init__(self, binary: str, directory: Path, extra: tuple[str, ...] = ()):
         self.binary = binary
         self.directory = directory
-        self.port = port or free_port()
+        self.socket = directory / "redis.sock"
+        self.extra = extra  # more settings, e.g. ("--appendfsync", "everysec")
         self.process: subprocess.Popen | None = None
         directory.mkdir(parents=True, exist_ok=True)
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        """The console's URL: the unix socket, as the ACL user the Pi's console logs in as."""
+        return f"unix://hues@{self.socket}?db=0"
 
-    def client(self) -> redis.Redis:
-        return redis.Redis(host="127.0.0.1", port=self.port, decode_responses=True, socket_timeout=2)
+    def client(self, timeout_s: float = 2) -> redis.Redis:
+        """A client with every right, to look at and tamper with what the console stored."""
+        return redis.Redis(unix_socket_path=str(self.socket), username="admin", password="x",
+                           decode_responses=True, socket_timeout=timeout_s, socket_connect_timeout=0.2)
 
     def start(self, timeout_s: float = 10.0) -> None:
-        """Start (or restart) the server on the same port and data; return once it answers PING."""
+        """Start (or restart) the server on the same data; return once it answers PING."""
         log = self.directory / "redis.log"
         self.process = subprocess.Popen(
-            [self.binary, str(CONFIG), "--port", str(self.port), "--dir", str(self.directory),
-             "--daemonize", "no", "--save", "", "--logfile", str(log)],
+            [self.binary, str(CONFIG), "--unixsocket", str(self.socket), "--dir", str(self.directory),
+             "--daemonize", "no", "--logfile", str(log), "--user", "admin", "on", "nopass", "~*", "&*",
+             "+@all", *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout_s
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.2, socket_timeout=0.5)
+        client = self.client(0.5)
         try:
             while True:
                 if self.process.poll() is not None:
@@ -78,7 +77,7 @@ class RedisServer:
                 except redis.RedisError:
                     if time.monotonic() > deadline:
                         self.kill()
-                        raise RuntimeError(f"redis-server did not answer on port {self.port}") from None
+                        raise RuntimeError(f"redis-server did not answer on {self.socket}") from None
                     time.sleep(0.01)  # waiting for a process to come up, not timing anything
         finally:
             client.close()
@@ -111,9 +110,17 @@ class FakeRedisRig:
         self.mono = FakeClock(100.0)
         self.redis = fakeredis.FakeRedis(server=self.server, decode_responses=True)
 
-    def store(self, client: redis.Redis | None = None) -> GameStore:
+    def store(self, client: redis.Redis | None = None, owner: str = "the-console-under-test",
+              **options) -> GameStore:
+        """A store on the fake server; each call is like a new process of the same console
+        (another `owner` is another console on the same store)."""
         return GameStore("memory://", clock=self.wall, monotonic=self.mono, sleep=self.mono.sleep,
-                         client=client or fakeredis.FakeRedis(server=self.server, decode_responses=True))
+                         client=client or fakeredis.FakeRedis(server=self.server, decode_responses=True),
+                         owner=owner, **options)
+
+    def playing(self) -> list[str]:
+        """The ids of the unfinished games, newest first."""
+        return self.redis.zrevrange("hues:playing", 0, -1)
 
     def down(self) -> None:
         self.server.connected = False
@@ -122,7 +129,9 @@ class FakeRedisRig:
         self.server.connected = True
 
     def record(self, game_id: str) -> list[dict]:
-        return [json.loads(line) for line in self.redis.lrange(f"hues:game:{game_id}:record", 0, -1)]
+        """The actions Redis holds of a game (each line's checksum chain taken off)."""
+        return [json.loads(line if line.startswith("{") else line.partition(" ")[2])
+                for line in self.redis.lrange(f"hues:game:{game_id}:record", 0, -1)]
 
 
 class CountingRedis(fakeredis.FakeRedis):

@@ -23,7 +23,7 @@ ESC = "\x1b[2J\x1b]0;pwned\x07"
 @pytest.fixture
 def stored(rig, isolated, monkeypatch):  # noqa: F811
     """The commands' store is the rig's; it holds a finished game and an unfinished current one."""
-    monkeypatch.setattr(session, "open_store", lambda config_path: rig.store())
+    monkeypatch.setattr(session, "open_store", lambda config_path: rig.store(read_only=True))  # as the commands open it
     store = rig.store()
     finished = play(store)
     store.finish(SUMMARY)

@@ -279,3 +279,46 @@ def test_callbacks_from_other_threads_keep_the_queue_consistent(factory, events,
             held.remove(event.button)
     assert held == set()
     assert sum(e.kind == "press" for e in got) == 2 * presses
+
+
+# --- failures of the GPIO library -------------------------------------------------------
+
+
+class LgpioError(Exception):
+    """What lgpio raises (lgpio.error): an Exception, not a GPIOZeroError."""
+
+
+class RefusingFactory(MockFactory):
+    def pin(self, spec, **kwargs):
+        raise LgpioError("'can not open gpiochip'")
+
+
+@pytest.fixture
+def fake_lgpio(monkeypatch):
+    import sys
+    import types
+
+    monkeypatch.setitem(sys.modules, "lgpio", types.SimpleNamespace(error=LgpioError))
+
+
+@pytest.mark.parametrize("model, version, hint", [
+    ("Raspberry Pi 5 Model B Rev 1.0", "2.0.1", r"gpiozero 2\.0\.1 opens the wrong GPIO chip.*2\.0\.1\.post3"),
+    ("Raspberry Pi 5 Model B Rev 1.0", "2.0.1.post3", "no GPIO chip could be opened"),
+    ("Raspberry Pi 4 Model B Rev 1.4", "2.0.1", "no GPIO chip could be opened"),
+])
+def test_an_lgpio_error_is_a_config_error_with_the_fix(fake_lgpio, tmp_path, monkeypatch, events, clock,
+                                                       model, version, hint):
+    from hal.inputs import gpio as gpio_module
+
+    (tmp_path / "model").write_text(model + "\0")
+    monkeypatch.setattr(gpio_module, "_gpiozero_version", lambda: version)
+    factory = RefusingFactory()
+    with pytest.raises(InputConfigError, match=f"cannot use GPIO 17 for button 'up': .*{hint}"):
+        GpioInput({"up": 17}, events, clock=clock, pin_factory=factory, model_path=str(tmp_path / "model"))
+
+
+def test_a_permission_error_names_the_gpio_group():
+    from hal.inputs.gpio import gpio_failure_hint
+
+    error = PermissionError(13, "Permission denied", "/dev/gpiochip0")
+    assert "gpio group" in gpio_failure_hint(error, "Raspberry Pi 4 Model B Rev 1.4", "2.0.1.post3")

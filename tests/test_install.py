@@ -37,16 +37,18 @@ PI5 = "Raspberry Pi 5 Model B Rev 1.0"
 ETC_CONFIG = "etc/hues-console/console.yaml"
 BOOT_CONFIG = "boot/firmware/config.txt"
 INCLUDE = "include /etc/redis/redis-hues.conf"
-APT_PI4 = "redis-server python3-venv python3-lgpio python3-dev gcc libc6-dev"
+APT_PI4 = "redis-server python3-venv python3-lgpio python3-yaml python3-pil python3-dev gcc libc6-dev"
+BOOT_CMDLINE = "boot/firmware/cmdline.txt"
+CMDLINE = "console=serial0,115200 console=tty1 root=PARTUUID=1234-02 rootfstype=ext4 fsck.repair=yes rootwait\n"
 STORED_GAMES = "var/lib/redis/appendonlydir/appendonly.aof.1.incr.aof"
 STORED_TEXT = "a game record that no install may touch\n"
 # The commands the installer may run on a Pi; here each one only logs its arguments.
-STAND_INS = ("apt-get", "systemctl", "useradd", "usermod", "udevadm", "python3", "id")
+STAND_INS = ("apt-get", "systemctl", "useradd", "usermod", "udevadm", "python3", "id", "sync")
 STAND_IN = """#!/bin/sh
 echo "$(basename "$0") $*" >> "$HUES_TEST_LOG"
 case "$(basename "$0") $1" in
   "systemctl --version") echo "systemd $HUES_TEST_SYSTEMD (test)" ;;
-  "python3 -m") mkdir -p "$4/bin" && cp "$0" "$4/bin/pip" ;;  # -m venv --system-site-packages DIR
+  "python3 -m") mkdir -p "$4/bin" && cp "$0" "$4/bin/pip" && cp "$0" "$4/bin/hues-console" ;;  # -m venv
   "id "*) exit 1 ;;  # there is no user `hues` yet
 esac
 """
@@ -66,6 +68,9 @@ class FakePi:
             path.chmod(path.stat().st_mode | stat.S_IXUSR)
         self.write("proc/device-tree/model", model + "\0")
         self.write(BOOT_CONFIG, "# Raspberry Pi OS\ndtparam=audio=on\n\n[cm4]\notg_mode=1\n")
+        self.write(BOOT_CMDLINE, CMDLINE)
+        self.write("boot/firmware/overlays/ws2812-pio.dtbo", "")  # kernels from December 2024
+        self.write("etc/dphys-swapfile", "CONF_SWAPSIZE=100\n")
         self.write("etc/redis/redis.conf", "bind 127.0.0.1 -::1\nappendonly no\n\n")
         self.write(STORED_GAMES, STORED_TEXT)
 
@@ -77,14 +82,15 @@ class FakePi:
     def read(self, path: str) -> str:
         return (self.root / path).read_text()
 
-    def install(self, *args: str, systemd: int = 252) -> subprocess.CompletedProcess:
+    def install(self, *args: str, systemd: int = 252, umask: int | None = None) -> subprocess.CompletedProcess:
         self.log.write_text("")
         env = dict(os.environ, HUES_INSTALL_ROOT=str(self.root), HUES_INSTALL_PYTHON=sys.executable,
                    HUES_TEST_LOG=str(self.log), HUES_TEST_SYSTEMD=str(systemd),
                    PATH=f"{self.bin}:{os.environ['PATH']}")
         env.pop("HUES_PI_MODEL_FILE", None)
         return subprocess.run([str(INSTALLER), *args], env=env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=60)
+                              capture_output=True, text=True, timeout=60,
+                              preexec_fn=None if umask is None else (lambda: os.umask(umask)))
 
     def commands(self) -> list[str]:
         return self.log.read_text().splitlines()
@@ -109,6 +115,23 @@ def ok(result: subprocess.CompletedProcess) -> list[str]:
     return result.stdout.splitlines()
 
 
+def release_lines(root: Path) -> tuple[str, list[str]]:
+    """The release the installer builds from this checkout, and the pip lines that build it."""
+    release = f"/opt/hues-console/releases/{release_id()}"
+    pip = f"{root}{release}/bin/pip install --disable-pip-version-check --no-input"
+    return release, [
+        f"{pip} --require-hashes --no-deps -r {REPO}/requirements/pi-build.txt",
+        f"{pip} --require-hashes --no-deps --no-build-isolation --use-pep517 -r {REPO}/requirements/pi.txt",
+        f"{pip} --no-deps --no-index --no-build-isolation --use-pep517 {REPO}",
+        f"{root}{release}/bin/pip check",
+    ]
+
+
+def release_id() -> str:
+    return subprocess.run(["bash", "-c", f"source <(sed -n '/^release_id()/,/^}}/p' {INSTALLER}); "
+                           f"SRC={REPO} release_id"], capture_output=True, text=True, check=True).stdout.strip()
+
+
 def overlay_line(config) -> str:
     width, height = config.panel.physical_size
     return f"dtoverlay=ws2812-pio,gpio={config.driver.leds_dev.pin},num_leds={width * height}"
@@ -123,7 +146,7 @@ def test_installer_is_valid_bash():
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
 def test_every_script_passes_shellcheck():
-    scripts = [INSTALLER.parent / name for name in ("install-pi", "setup", "test", "play")]
+    scripts = [INSTALLER.parent / name for name in ("install-pi", "setup", "test", "play", "redis-repair-aof")]
     result = subprocess.run(["shellcheck", *map(str, scripts), str(INSTALLER.parent.parent / ".ci/run")],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
@@ -133,14 +156,21 @@ def test_dry_run_on_a_pi4_prints_every_step_and_changes_nothing(pi4):
     before = pi4.snapshot()
     lines = ok(pi4.install("--dry-run"))
     root = pi4.root
+    release, pips = release_lines(root)
+    config_read = next(line.split()[-1] for line in lines if " check-config " in line)
     for expected in [
         "would: apt-get update",
         f"would: apt-get install -y {APT_PI4}",
-        f"would: python3 -m venv --system-site-packages {root}/opt/hues-console",
-        f"would: {root}/opt/hues-console/bin/pip install --disable-pip-version-check {REPO}[pi]",
-        f"would: ln -sfn /opt/hues-console/bin/hues-console {root}/usr/local/bin/hues-console",
+        f"would: python3 -m venv --system-site-packages {root}{release}",
+        *(f"would: {line}" for line in pips),
+        f"would: {root}{release}/bin/hues-console check-config {config_read}",
+        f"would: ln -sfn {release} {root}/opt/hues-console/current.new",
+        f"would: mv -T {root}/opt/hues-console/current.new {root}/opt/hues-console/current",
+        f"would: ln -sfn /opt/hues-console/current/bin/hues-console {root}/usr/local/bin/hues-console",
+        "would: write /etc/systemd/journald.conf.d/hues-console.conf",
+        "would: systemctl disable --now dphys-swapfile.service",
         "would: write /etc/hues-console/console.yaml "
-        "(from config/console.yaml, with store.url: redis://localhost:6379/0)",
+        "(from config/console.yaml, with store.url: unix://hues@/run/redis/redis-server.sock?db=0)",
         "LED driver: ws281x on GPIO 18, 512 LEDs (Raspberry Pi 4 Model B Rev 1.4)",
         "would: write /etc/redis/redis-hues.conf (from config/redis-hues.conf)",
         "would: write /etc/redis/redis.conf",
@@ -181,6 +211,7 @@ def test_dry_run_with_yes_turns_the_sound_off_and_asks_for_a_reboot(pi4):
 
 def test_dry_run_on_a_pi5_sets_up_the_overlay_and_the_unprivileged_service(pi5):
     lines = ok(pi5.install("--dry-run", systemd=257))
+    assert "would: sync" in lines  # after editing the boot partition
     for expected in [
         f"would: apt-get install -y {APT_PI4} polkitd",
         f"LED driver: leds-dev on GPIO 18, 512 LEDs ({PI5})",
@@ -222,14 +253,18 @@ def test_the_installer_picks_the_driver_auto_picks_and_refuses_a_non_pi(tmp_path
 def test_install_on_a_pi5_then_again_keeps_everything(pi5):
     ok(pi5.install(systemd=257))
     commands = pi5.commands()
+    release, pips = release_lines(pi5.root)
     assert f"apt-get install -y {APT_PI4} polkitd" in commands
-    assert f"python3 -m venv --system-site-packages {pi5.root}/opt/hues-console" in commands
-    assert f"pip install --disable-pip-version-check {REPO}[pi]" in commands
+    assert f"python3 -m venv --system-site-packages {pi5.root}{release}" in commands
+    assert [c for c in commands if c.startswith("pip ")] == [line.split("/bin/", 1)[1] for line in pips]
+    assert f"hues-console check-config {pi5.root / ETC_CONFIG}" in commands
+    assert os.readlink(pi5.root / "opt/hues-console/current") == release
     assert "systemctl restart redis-server" in commands
+    assert "sync" in map(str.strip, commands)
     assert commands[-2:] == ["systemctl daemon-reload", "systemctl enable hues-console.service"]
 
     config = load_config(str(pi5.root / ETC_CONFIG))
-    assert config.store.url == "redis://localhost:6379/0"  # the phones' server on the box's network
+    assert config.store.url == "unix://hues@/run/redis/redis-server.sock?db=0"  # the phones' server on the box's network
     assert (config.web.enabled, config.web.address) == (True, "0.0.0.0")  # and the rest as the default:
     assert dataclasses.replace(config, store=DEFAULT.store, web=DEFAULT.web, source=DEFAULT.source) == DEFAULT
     etc = pi5.root / "etc"
@@ -239,6 +274,10 @@ def test_install_on_a_pi5_then_again_keeps_everything(pi5):
     assert (dropins / "restart-backoff.conf").read_text() == (SYSTEMD / "restart-backoff.conf").read_text()
     assert (etc / "redis/redis-hues.conf").read_text() == (REPO / "config/redis-hues.conf").read_text()
     assert pi5.read("etc/redis/redis.conf").rstrip().splitlines()[-1] == INCLUDE
+    redis_dropin = etc / "systemd/system/redis-server.service.d/hues-console.conf"
+    assert redis_dropin.read_text() == (SYSTEMD / "redis-server-hues.conf").read_text()
+    repair = pi5.root / "usr/local/lib/hues-console/redis-repair-aof"
+    assert repair.read_text() == (REPO / "scripts/redis-repair-aof").read_text() and repair.stat().st_mode & 0o111
     assert pi5.read(BOOT_CONFIG).splitlines()[-3:] == ["[all]", "# hues-console", overlay_line(DEFAULT)]
 
     first = pi5.snapshot()
@@ -354,8 +393,13 @@ def test_unit_runs_the_console_after_redis_restarts_it_and_stops_it_with_sigterm
     unit = unit_keys(UNIT)
     assert "redis-server.service" in one(unit, "Unit", "After").split()
     assert "redis-server.service" in one(unit, "Unit", "Wants").split()
-    venv = re.search(r"^VENV=(\S+)$", INSTALLER.read_text(), re.M).group(1)
-    assert one(unit, "Service", "ExecStart") == f"{venv}/bin/hues-console play"
+    home = re.search(r"^HOME_DIR=(\S+)$", INSTALLER.read_text(), re.M).group(1)
+    assert re.search(r"^VENV=\$HOME_DIR/current\b", INSTALLER.read_text(), re.M)
+    assert one(unit, "Service", "ExecStart") == f"{home}/current/bin/hues-console play"
+    # Type=notify: ready at the first frame, killed and restarted if frames stop (the watchdog).
+    assert one(unit, "Service", "Type") == "notify"
+    assert 5 <= int(one(unit, "Service", "WatchdogSec")) <= 30
+    assert "network-online.target" not in UNIT.read_text().replace("no network-online.target", "")
     assert one(unit, "Install", "WantedBy") == "multi-user.target"
     assert one(unit, "Service", "Restart") == "on-failure"
     assert int(one(unit, "Service", "RestartSec")) > 0
@@ -385,18 +429,37 @@ def test_unit_is_hardened_with_a_closed_device_list():
 
 def test_driver_drop_ins_grant_only_what_each_driver_needs():
     ws281x = unit_keys(SYSTEMD / "driver-ws281x.conf")["Service"]  # root for /dev/mem
-    assert ws281x["User"] == ["root"] and ws281x["CapabilityBoundingSet"] == ["CAP_SYS_RAWIO"]
+    # CAP_SYS_BOOT: logind powers off for it without polkit (the shutdown hold on every model).
+    assert ws281x["User"] == ["root"] and ws281x["CapabilityBoundingSet"] == ["CAP_SYS_RAWIO CAP_SYS_BOOT"]
     assert {"/dev/mem rw", "/dev/vcio rw"} <= set(ws281x["DeviceAllow"])
-    assert "/dev/leds0 rw" not in ws281x["DeviceAllow"]
-    service = unit_keys(SYSTEMD / "driver-leds-dev.conf")["Service"]  # no privilege at all
-    assert service["User"] == ["hues"]
-    assert service["SupplementaryGroups"] == ["gpio"]
+    assert not any("leds0" in d or "spidev" in d for d in ws281x["DeviceAllow"])  # spidev: SPI only
+    spi = unit_keys(SYSTEMD / "driver-ws281x-spi.conf")["Service"]  # no root on SPI
+    assert spi["User"] == ["hues"] and spi["DeviceAllow"] == ["/dev/spidev0.0 rw", "/dev/gpiomem rw"]
+    assert "CapabilityBoundingSet" not in spi
+    leds_dev = unit_keys(SYSTEMD / "driver-leds-dev.conf")
+    service = leds_dev["Service"]  # no privilege at all
+    assert service["User"] == ["hues"] and service["Group"] == ["gpio"]
     assert service["DeviceAllow"] == [f"{DEFAULT.driver.leds_dev.device} rw"]
     assert "CapabilityBoundingSet" not in service  # none, from the main unit
+    # /dev/leds0 is made by udev after boot: the service follows its device unit.
+    assert leds_dev["Unit"]["Wants"] == leds_dev["Unit"]["After"] == ["dev-leds0.device"]
 
 
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
-@pytest.mark.parametrize("driver", ["ws281x", "leds-dev"])
+@pytest.mark.parametrize("driver, most", [("ws281x", 1.8), ("ws281x-spi", 1.3), ("leds-dev", 1.3)])
+def test_the_shipped_unit_scores_as_promised_by_systemd_analyze_security(tmp_path, driver, most):
+    """systemd-analyze security --offline=true on the files as the installer lays them out."""
+    unit_dir = tmp_path / "etc/systemd/system"
+    (unit_dir / "hues-console.service.d").mkdir(parents=True)
+    shutil.copy(UNIT, unit_dir)
+    shutil.copy(SYSTEMD / f"driver-{driver}.conf", unit_dir / "hues-console.service.d/driver.conf")
+    result = subprocess.run(["systemd-analyze", "security", "--offline=true", f"--root={tmp_path}",
+                             "hues-console.service"], capture_output=True, text=True, timeout=60)
+    score = re.search(r"Overall exposure level for hues-console\.service: (\d+\.\d)", result.stdout)
+    assert score, result.stdout + result.stderr
+    assert float(score.group(1)) <= most, result.stdout
+
+
+@pytest.mark.parametrize("driver", ["ws281x", "ws281x-spi", "leds-dev"])
 def test_systemd_analyze_verifies_the_unit_with_each_driver(tmp_path, driver):
     """The unit as installed, with ExecStart pointed at /bin/true (the venv is not here)."""
     unit = tmp_path / "hues-console.service"
@@ -502,3 +565,109 @@ def test_guide_names_the_supply_and_the_pi5_overlay_of_the_default_config():
     assert f"5 V {DEFAULT.power.supply_amps:g} A" in text
     assert f"`pi_ma` = {DEFAULT.power.pi_ma:g} mA" in text
     assert overlay_line(DEFAULT) in text
+
+
+# --- releases, umask, boot partition, SD card -------------------------------------------------
+
+
+def test_under_umask_000_nothing_installed_is_world_writable(pi5):
+    ok(pi5.install(umask=0o000))
+    writable = [str(p.relative_to(pi5.root)) for p in pi5.root.rglob("*")
+                if not p.is_symlink() and p.stat().st_mode & stat.S_IWOTH]
+    assert writable == []
+
+
+def test_a_new_release_is_swapped_in_and_the_old_one_can_come_back(pi4, tmp_path):
+    ok(pi4.install())
+    home = pi4.root / "opt/hues-console"
+    first = os.readlink(home / "current")
+    assert (pi4.root / first.lstrip("/") / ".complete").exists()
+    # The next release: the same installer run from a changed checkout.
+    checkout = tmp_path / "checkout"
+    shutil.copytree(REPO, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", ".*cache"))
+    (checkout / "console/__init__.py").write_text((checkout / "console/__init__.py").read_text() + "\n")
+    pi4.log.write_text("")
+    env = dict(os.environ, HUES_INSTALL_ROOT=str(pi4.root), HUES_INSTALL_PYTHON=sys.executable,
+               HUES_TEST_LOG=str(pi4.log), HUES_TEST_SYSTEMD="252", PATH=f"{pi4.bin}:{os.environ['PATH']}")
+    result = subprocess.run([str(checkout / "scripts/install-pi")], env=env, stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=60)
+    ok(result)
+    second = os.readlink(home / "current")
+    assert second != first and os.readlink(home / "previous") == first
+    assert sorted(p.name for p in (home / "releases").iterdir()) == sorted([first[-12:], second[-12:]])
+
+    lines = ok(pi4.install("--rollback"))
+    assert os.readlink(home / "current") == first and os.readlink(home / "previous") == second
+    assert f"==> back to release {first}" in lines
+    assert pi4.commands()[-1] == "systemctl restart hues-console.service"
+
+
+def test_rollback_without_an_earlier_release_says_so(pi4):
+    ok(pi4.install())
+    result = pi4.install("--rollback")
+    assert result.returncode == 1 and "there is no earlier release to go back to" in result.stderr
+
+
+def test_the_old_single_venv_layout_is_cleared_after_the_swap(pi4):
+    pi4.write("opt/hues-console/pyvenv.cfg", "home = /usr/bin\n")
+    pi4.write("opt/hues-console/bin/hues-console", "#!/bin/sh\n")
+    ok(pi4.install())
+    home = pi4.root / "opt/hues-console"
+    assert sorted(p.name for p in home.iterdir()) == ["current", "releases"]
+
+
+def test_a_pi5_whose_kernel_lacks_the_overlay_is_told_to_upgrade(pi5):
+    (pi5.root / "boot/firmware/overlays/ws2812-pio.dtbo").unlink()
+    result = pi5.install()
+    assert result.returncode == 1
+    assert "no ws2812-pio overlay" in result.stderr and "sudo apt full-upgrade" in result.stderr
+    assert "systemctl enable hues-console.service" not in pi5.commands()
+
+
+@pytest.mark.parametrize("model, clocks", [
+    (PI4, ["core_freq=500", "core_freq_min=500"]),
+    ("Raspberry Pi 3 Model B Plus Rev 1.3", ["core_freq=250"]),
+])
+def test_gpio_10_sets_up_spi_for_the_unprivileged_spi_variant(tmp_path, model, clocks):
+    pi = FakePi(tmp_path, model)
+    pi.write(ETC_CONFIG, "driver:\n  ws281x:\n    pin: 10\nstore:\n  url: redis://localhost:6379/0\n")
+    lines = ok(pi.install())
+    boot = pi.read(BOOT_CONFIG).splitlines()
+    assert "dtparam=spi=on" in boot and all(clock in boot for clock in clocks)
+    assert "dtparam=audio=on" in boot  # the sound stays
+    assert pi.read(BOOT_CMDLINE) == CMDLINE.rstrip("\n") + " spidev.bufsiz=32768\n"
+    assert (pi.root / "etc/systemd/system/hues-console.service.d/driver.conf").read_text() == (
+        SYSTEMD / "driver-ws281x-spi.conf").read_text()
+    assert "useradd --system --user-group --groups gpio,spi --no-create-home --home-dir /nonexistent " \
+           "--shell /usr/sbin/nologin hues" in pi.commands()
+    assert (pi.root / "etc/polkit-1/rules.d/60-hues-console-poweroff.rules").exists()
+    assert "Reboot to finish (for SPI for the LEDs): sudo reboot" in lines
+    assert "sync" in map(str.strip, pi.commands())
+    first = pi.snapshot()
+    ok(pi.install())
+    assert pi.snapshot() == first  # cmdline.txt keeps one spidev.bufsiz
+
+
+def test_the_sd_card_gets_a_bounded_journal_and_no_swap(pi4):
+    ok(pi4.install())
+    journal = pi4.read("etc/systemd/journald.conf.d/hues-console.conf")
+    assert "SystemMaxUse=32M" in journal and "SyncIntervalSec=5min" in journal
+    assert "systemctl disable --now dphys-swapfile.service" in pi4.commands()
+
+
+def test_the_pinned_requirements_and_the_os_cover_every_dependency():
+    """Each dependency of pyproject.toml (and the pi extra) is pinned with a hash in
+    requirements/pi.txt or comes from Raspberry Pi OS (apt) as the installer says."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = project["dependencies"] + project["optional-dependencies"]["pi"]
+    names = {re.match(r"[A-Za-z0-9_.-]+", spec).group().lower().replace("_", "-") for spec in wanted}
+    text = (REPO / "requirements/pi.txt").read_text()
+    pinned = dict(re.findall(r"^([a-z0-9-]+)==(\S+) \\\n +--hash=sha256:[0-9a-f]{64}", text, re.M))
+    from_apt = {"pyyaml": "python3-yaml", "pillow": "python3-pil"}
+    apt = re.search(r"^APT_PACKAGES=\((.*)\)", INSTALLER.read_text(), re.M).group(1).split()
+    assert all(package in apt for package in from_apt.values())
+    assert names - set(pinned) - set(from_apt) == set()
+    assert not any(line.strip() and not line.startswith(("#", " ")) and "==" not in line
+                   for line in text.splitlines())  # every requirement is pinned

@@ -28,14 +28,20 @@ KILLS = 22
 
 def write_config(tmp_path: Path, url: str) -> Path:
     path = tmp_path / "console.yaml"
-    path.write_text(f"store:\n  url: {url}\n")
+    path.write_text(f"store:\n  url: {url}\n  state_dir: {tmp_path / 'state'}\n")
     return path
 
 
-def stored_game(url: str) -> list[dict]:
-    """What the store holds of the unfinished game, read as the console would at start."""
-    found = GameStore(url).unfinished()
-    return [] if found is None else found[1]
+def stored_game(url: str, state_dir: Path) -> list[dict]:
+    """What the console finds of the unfinished game at its next start: Redis, and the journal
+    the killed console left (taken over and written to Redis here, as the console would)."""
+    store = GameStore(url, state_dir=state_dir)
+    try:
+        assert store.flush(5.0)
+        found = store.unfinished()
+        return [] if found is None else found[1]
+    finally:
+        store.close()
 
 
 def test_pulling_the_plug_over_and_over_loses_nothing(redis_server, tmp_path):
@@ -48,7 +54,7 @@ def test_pulling_the_plug_over_and_over_loses_nothing(redis_server, tmp_path):
     kills, runs, acknowledged = 0, 0, []
     out = tmp_path / "state.json"
     while True:
-        stored = stored_game(redis_server.url)
+        stored = stored_game(redis_server.url, tmp_path / "state")
         assert stored == planned[: len(stored)], "the store holds something that was never played"
         assert len(stored) >= len(acknowledged), "an acknowledged action was lost"
         script = (script_for(record, len(stored), resumed=True) if stored
@@ -76,7 +82,7 @@ def test_pulling_the_plug_over_and_over_loses_nothing(redis_server, tmp_path):
                 killed = True
                 kills += 1
         proc.wait(timeout=60)
-        assert acknowledged == planned[: len(acknowledged)]
+        assert acknowledged == planned[: len(acknowledged)], (len(stored), len(acknowledged), len(planned), kills, killed, proc.stderr.read()[-3000:])
         if not killed:
             assert proc.returncode == 0, proc.stderr.read()
             break

@@ -57,9 +57,9 @@ def test_every_append_is_in_redis_before_append_returns(rig):
     for count, move in enumerate(MOVES, 2):
         store.append(move)
         assert rig.record(game_id)[-1] == move and len(rig.record(game_id)) == count
-    assert rig.redis.get("hues:current") == game_id
+    assert rig.playing() == [game_id]
     assert rig.redis.hgetall(f"hues:game:{game_id}:meta") == {
-        "version": "1", "started": str(WALL_START), "status": "playing"}
+        "version": "2", "started": str(WALL_START), "status": "playing"}
 
 
 def test_a_new_process_resumes_the_unfinished_game_and_appends_to_it(rig):
@@ -81,7 +81,7 @@ def test_finish_moves_the_game_to_the_history_with_its_date(rig):
     game_id = play(store)
     rig.wall.now += 1200
     store.finish(SUMMARY)
-    assert rig.redis.get("hues:current") is None
+    assert rig.playing() == []
     assert rig.store().unfinished() is None
     [entry] = rig.store().history()
     assert entry == {**SUMMARY, "date": format_date(WALL_START + 1200), "game_id": game_id,
@@ -99,15 +99,16 @@ def test_history_is_newest_first_and_limited(rig):
     assert [entry["game_id"] for entry in store.history(2)] == ids[:0:-1]
 
 
-def test_starting_a_new_game_closes_the_stored_unfinished_one_as_abandoned(rig):
-    old = play(rig.store(), MOVES[:2])
+def test_a_new_game_never_closes_a_stored_unfinished_one_the_host_did_not_abandon(rig):
+    rig.down()
     host = rig.store()
-    new = play(host, MOVES[:1])
-    assert rig.redis.get("hues:current") == new
-    [entry] = host.history()
-    assert (entry["game_id"], entry["status"]) == (old, "abandoned")
-    assert entry["reason"] == f"replaced by game {new}"
-    assert rig.record(old) == [NEW_GAME, *MOVES[:2]]
+    rig.up()
+    old = play(rig.store(), MOVES[:2])
+    new = play(host, MOVES[:1])  # begun while the store could not be asked for a game to resume
+    host.flush(1.0)
+    assert rig.playing() == [new, old] and host.history() == []
+    host.finish(SUMMARY)
+    assert rig.store().unfinished() == (old, [NEW_GAME, *MOVES[:2]])
 
 
 def test_export_defaults_to_the_latest_game_and_names_unknown_ones(rig):
@@ -221,15 +222,29 @@ def test_a_setting_that_is_not_json_falls_back_to_the_default_with_a_warning(rig
     assert store.get_setting("brightness", 0.5) == 0.5
     [warning] = store_warnings(caplog)
     assert "brightness" in str(warning) and "\n" not in str(warning)
-    assert rig.redis.hget("hues:settings", "brightness") == "{bright"
+    assert rig.redis.hget("hues:settings", "brightness") is None
+    [kept] = rig.redis.keys("hues:quarantine:settings.brightness@*:value")
+    assert rig.redis.get(kept) == "{bright"
 
 
 # -- corrupt records -------------------------------------------------------------------------------
 
-def _bad_line(value):
-    def tamper(r, game_id):
-        r.lset(f"hues:game:{game_id}:record", 2, value)
-    return tamper
+def old_game(r, game_id: str, lines: list[str]) -> None:
+    """A game as a console before the checksum chain stored it (record format version 1)."""
+    r.hset(f"hues:game:{game_id}:meta", mapping={"version": "1", "started": WALL_START, "status": "playing"})
+    r.rpush(f"hues:game:{game_id}:record", *lines)
+    r.set("hues:current", game_id)
+
+
+def test_a_game_stored_before_the_checksums_is_resumed_and_goes_on_without_them(rig):
+    old_game(rig.redis, "20240501-193012-a3f0", [json.dumps(NEW_GAME), json.dumps(MOVES[0])])
+    store = rig.store()
+    assert store.unfinished() == ("20240501-193012-a3f0", [NEW_GAME, MOVES[0]])
+    store.append(MOVES[1])
+    assert rig.redis.lindex("hues:game:20240501-193012-a3f0:record", 2) == json.dumps(MOVES[1])
+    assert rig.redis.get("hues:current") == "20240501-193012-a3f0"
+    store.finish(SUMMARY)
+    assert rig.redis.get("hues:current") is None and rig.store().unfinished() is None
 
 
 def _bad_first_line(r, game_id):
@@ -237,7 +252,7 @@ def _bad_first_line(r, game_id):
 
 
 def _unknown_version(r, game_id):
-    r.hset(f"hues:game:{game_id}:meta", "version", "2")
+    r.hset(f"hues:game:{game_id}:meta", "version", "3")
 
 
 def _record_not_a_list(r, game_id):
@@ -245,15 +260,17 @@ def _record_not_a_list(r, game_id):
     r.set(f"hues:game:{game_id}:record", "oops")
 
 
+def _bad_start(r, game_id):
+    r.hset(f"hues:game:{game_id}:meta", "started", "nan")
+
+
 @pytest.mark.parametrize("tamper, reason", [
-    (_bad_line('{"action": "clue"'), "line 3 of its record is not valid JSON"),
-    (_bad_line("[1, 2]"), "line 3 of its record is not a JSON object"),
-    (_bad_line('{"cell": "A1"}'), 'line 3 of its record has no "action" name'),
-    (_bad_first_line, "its first line is not a new_game action"),
-    (_unknown_version, "record format version '2'"),
+    (_bad_first_line, "line 1 of its record fails its checksum"),
+    (_unknown_version, "record format version '3'"),
     (_record_not_a_list, "not a list"),
+    (_bad_start, "its started time 'nan' is not a date"),
 ])
-def test_a_corrupt_unfinished_record_is_set_aside_not_resumed(rig, tamper, reason, caplog):
+def test_a_record_unreadable_from_its_first_line_is_set_aside_not_resumed(rig, tamper, reason, caplog):
     game_id = play(rig.store(), MOVES[:3])
     tamper(rig.redis, game_id)
     before = {key: rig.redis.dump(key) for key in rig.redis.keys(f"hues:game:{game_id}:*")}
@@ -263,12 +280,51 @@ def test_a_corrupt_unfinished_record_is_set_aside_not_resumed(rig, tamper, reaso
     message = str(warning)
     assert reason in message and game_id in message and "\n" not in message
     assert rig.redis.keys(f"hues:game:{game_id}:*") == []
-    assert rig.redis.get("hues:current") is None
+    assert rig.playing() == []
     quarantined = {key.rsplit(":", 1)[1]: key for key in rig.redis.keys("hues:quarantine:*")}
     assert quarantined["reason"].startswith(f"hues:quarantine:{game_id}@{int(WALL_START)}")
     for part in ("record", "meta"):
         assert rig.redis.dump(quarantined[part]) == before[f"hues:game:{game_id}:{part}"]
     assert json.loads(rig.redis.get(quarantined["reason"]))["reason"] == message.split(": ", 1)[1]
+
+
+@pytest.mark.parametrize("line, reason", [
+    ('{"action": "clue"', "line 3 of its record is not valid JSON"),
+    ("[1, 2]", "line 3 of its record is not a JSON object"),
+    ('{"cell": "A1"}', 'line 3 of its record has no "action" name'),
+    ("[" * 100_000, "line 3 of its record is not valid JSON"),
+    (json.dumps(NEW_GAME), "line 3 of its record starts another game"),
+])
+def test_an_old_record_damaged_part_way_is_cut_back_and_the_tail_kept(rig, line, reason, caplog):
+    lines = [json.dumps(a) for a in [NEW_GAME, *MOVES[:3]]]
+    old_game(rig.redis, "old", lines[:2] + [line] + lines[3:])
+    store = rig.store()
+    assert store.unfinished() == ("old", [NEW_GAME, MOVES[0]])
+    [warning] = store_warnings(caplog)
+    assert reason in warning and "cut back to its first 2 actions" in warning
+    [tail] = rig.redis.keys("hues:quarantine:old-tail@*:record")
+    assert rig.redis.lrange(tail, 0, -1) == [line, lines[3]]
+    assert rig.redis.lrange("hues:game:old:record", 0, -1) == lines[:2]
+
+
+@pytest.mark.parametrize("tamper", ["change", "drop", "swap", "tear"])
+def test_a_changed_move_breaks_the_chain_and_the_record_is_cut_there(rig, tamper, caplog):
+    game_id = play(rig.store(), MOVES)
+    key = f"hues:game:{game_id}:record"
+    lines = rig.redis.lrange(key, 0, -1)
+    if tamper == "change":  # a move changed in place, even with its JSON still valid
+        rig.redis.lset(key, 3, lines[3].replace("G14", "G15"))
+    elif tamper == "drop":
+        rig.redis.lrem(key, 1, lines[3])
+    elif tamper == "swap":
+        rig.redis.lset(key, 3, lines[4])
+        rig.redis.lset(key, 4, lines[3])
+    else:  # the end of the last line lost
+        rig.redis.lset(key, 5, lines[5][:-3])
+    kept = 5 if tamper == "tear" else 3
+    assert rig.store().unfinished() == (game_id, [NEW_GAME, *MOVES][:kept])
+    [warning] = store_warnings(caplog)
+    assert f"line {kept + 1} of its record fails its checksum" in warning
 
 
 def test_a_game_the_rules_cannot_replay_is_set_aside_on_request(rig, caplog):
@@ -284,20 +340,20 @@ def test_a_game_the_rules_cannot_replay_is_set_aside_on_request(rig, caplog):
     assert rig.store().unfinished() is None
 
 
-def test_exporting_an_unreadable_game_says_so_and_changes_nothing(rig):
+def test_exporting_a_corrupt_game_says_so_and_changes_nothing(rig):
     """A read command must not move a game (a newer console's, say) to quarantine, or the next
     `export` would silently give an older game."""
     store = rig.store()
     game_id = play(store)
     store.finish(SUMMARY)
     _unknown_version(rig.redis, game_id)
-    before = {key: rig.redis.type(key) for key in rig.redis.keys("*")}
+    before = {key: rig.redis.dump(key) for key in rig.redis.keys("*")}
     for which in (game_id, None):
-        with pytest.raises(CorruptRecordError, match=f"game {game_id} cannot be read: .* version '2'"):
-            rig.store().export(which)
+        with pytest.raises(CorruptRecordError, match="record format version '3'"):
+            rig.store(read_only=True).export(which)
         with pytest.raises(UsageError, match=f"^hues-console export: game {game_id} cannot be read"):
-            export_main(rig.store(), which, io.StringIO())  # main prints it: one line, exit 2
-    assert {key: rig.redis.type(key) for key in rig.redis.keys("*")} == before
+            export_main(rig.store(read_only=True), which, io.StringIO())  # main prints it: one line, exit 2
+    assert {key: rig.redis.dump(key) for key in rig.redis.keys("*")} == before
 
 
 def test_a_game_with_an_unreadable_summary_is_left_out_of_the_history(rig, caplog):
@@ -346,7 +402,7 @@ def test_redis_down_at_start_the_game_is_played_in_memory_and_written_later(rig)
     store.tick(10.5)
     assert store.online
     assert rig.record(game_id) == [NEW_GAME, *MOVES]
-    assert rig.redis.get("hues:current") == game_id
+    assert rig.playing() == [game_id]
 
 
 def test_an_outage_mid_game_never_raises_and_loses_nothing(rig):
@@ -378,7 +434,7 @@ def test_games_finished_and_started_offline_are_written_in_order(rig):
     assert store.flush(1.0)
     assert rig.record(first) == [NEW_GAME, *MOVES[:2]]
     assert rig.record(second) == [NEW_GAME, *MOVES[:3]]
-    assert rig.redis.get("hues:current") == second
+    assert rig.playing() == [second]
     assert [entry["game_id"] for entry in rig.store().history()] == [first]
     assert rig.store().get_setting("brightness") == 0.7
 
@@ -406,18 +462,17 @@ def test_a_new_game_whose_reply_was_lost_is_not_duplicated(rig, lost_replies):
     store.tick(0.5)
     assert store.online
     assert rig.record(game_id) == [NEW_GAME]
-    assert rig.redis.get("hues:current") == game_id
-    assert [entry["game_id"] for entry in store.history()] == [old]
+    assert rig.playing() == [game_id, old]
 
 
-def test_retries_back_off_from_half_a_second_doubling_to_thirty(rig):
+def test_retries_back_off_from_half_a_second_doubling_to_two(rig):
     rig.down()
     client = CountingRedis(server=rig.server, decode_responses=True)
     store = rig.store(client)
     assert client.pings == 1 and not store.online
     due = 7.0
     store.tick(due)
-    for delay in (0.5, 1, 2, 4, 8, 16, 30, 30):
+    for delay in (0.5, 1, 2, 2, 2):
         due += delay
         store.tick(due - 0.01)
         pings = client.pings
@@ -426,13 +481,13 @@ def test_retries_back_off_from_half_a_second_doubling_to_thirty(rig):
         store.tick(due + 0.001)
         assert client.pings == pings + 1
     rig.up()
-    store.tick(due + 29.99)
+    store.tick(due + 1.99)
     assert not store.online
-    store.tick(due + 30)
+    store.tick(due + 2)
     assert store.online
     pings = client.pings
     for frame in range(100):
-        store.tick(due + 30 + frame)
+        store.tick(due + 2 + frame / 60)
     assert client.pings == pings  # online, tick does nothing
 
 

@@ -31,7 +31,8 @@ from console.commands.common import UsageError, write_output
 from console.config.loader import Config, load_config
 from console.view.font import GLYPH_HEIGHT, draw_text, text_width
 from console.commands.session import load_script, play_script, run_interactive, scripted
-from console.commands.wiring import SIMULATORS, build_io
+from console.commands.wiring import SIMULATORS, build_io, store_for
+from console.play.app import BOOT_TO_FIRST_FRAME
 from hal.drivers import Driver
 from hal.frame import RGB, Frame
 from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputEvent
@@ -400,11 +401,20 @@ def diag_main(config_path: str | None, simulator: bool, script: str | None, png:
         return _run_scripted(config, script, png)
     if png is not None:
         raise UsageError("--png goes with diag --headless --script FILE")
+    print(boot_time_line(store_for(config).get_setting(BOOT_TO_FIRST_FRAME)), flush=True)
     pins = dataclasses.asdict(config.input.pins)
     return run_interactive(
         config, simulator, "diag",
         lambda name, sources, hint: build_diag(config, name, sources, hint=hint,
                                                pins=None if name in SIMULATORS else pins))
+
+
+def boot_time_line(seconds: object) -> str:
+    """What diag says of the console's last start: how long from power-on to its first frame."""
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        return "boot to first frame: not measured yet (the console service logs it at its first frame)"
+    return (f"boot to first frame: {seconds:.1f} s after the kernel started, at the console's last "
+            f"start (the firmware adds 2-4 s before; goal: 10 s from power-on)")
 
 
 def _run_scripted(config: Config, script_path: str, png: str | None) -> int:

@@ -217,11 +217,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def configure_logging(environ=os.environ) -> None:
+    """Log lines go to stderr, which the service sends to the journal; HUES_LOG_LEVEL (the unit
+    sets INFO) chooses how much, WARNING by default so a terminal game stays quiet."""
+    root = logging.getLogger()
+    if root.handlers:  # the command line's own process sets up logging; tests have theirs
+        return
+    level = logging.getLevelName(environ.get("HUES_LOG_LEVEL", "WARNING").upper())
+    root.setLevel(level if isinstance(level, int) else logging.WARNING)
+    root.addHandler(escaped_log_handler(sys.stderr, "%(levelname)s %(name)s: %(message)s"))
+
+
 def main(argv: list[str] | None = None) -> int:
     from console.config.loader import ConfigError
 
-    if not logging.getLogger().handlers:  # the command line's own process (tests have theirs)
-        logging.getLogger().addHandler(escaped_log_handler(sys.stderr))
+    configure_logging()
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help, or a wrong argument already said in one line
@@ -254,12 +264,12 @@ class _OneLineFormatter(logging.Formatter):
         return _printable(super().format(record))
 
 
-def escaped_log_handler(stream) -> logging.Handler:
+def escaped_log_handler(stream, fmt: str = "%(message)s") -> logging.Handler:
     """Log lines as Python prints them by default (the message alone, warnings and worse), but
     escaped: a warning quotes what the store holds (a game id...), which must not reach the
     terminal or the journal raw."""
     handler = logging.StreamHandler(stream)
-    handler.setFormatter(_OneLineFormatter("%(message)s"))
+    handler.setFormatter(_OneLineFormatter(fmt))
     return handler
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import atexit
 import json
 import random
+import os
 import signal
+import sys
 from typing import Callable
 
 from console.game.board import ALL_CELLS
@@ -26,14 +28,20 @@ from console.commands.wiring import (SIMULATORS, attach_web, build_app, build_ou
                                      resolve_driver_name, store_for)
 from console.web.server import WebServerError
 from hal.drivers import DRIVER_NAMES, DriverError, light_response_of
+from hal.drivers.leds_dev import DeviceNotReadyError
 from hal.inputs.events import EventQueue, InputConfigError
 from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
 from hal.frame import Frame
 from hal.picture import encode_png
 
 
+# Hardware that will be there after a restart (systemd restarts on anything but 2): EX_TEMPFAIL.
+EXIT_TRY_AGAIN = os.EX_TEMPFAIL
+
+
 def open_store(config_path: str | None) -> GameStore:
-    return store_for(load_config(config_path))
+    """The store for the commands that only read it (history, export): they change nothing."""
+    return store_for(load_config(config_path), read_only=True)
 
 
 def play(config_path: str | None, simulator: bool) -> int:
@@ -65,6 +73,9 @@ def run_interactive(config: Config, simulator: bool, command: str, build: Callab
             app.hint = getattr(app.driver, "status_line", None)
         else:
             app = build(name, lambda events: [gpio_input(config, events)], lambda text: print(text, flush=True))
+    except DeviceNotReadyError as exc:
+        print(f"hues-console: {exc}", file=sys.stderr, flush=True)
+        return EXIT_TRY_AGAIN
     except (DriverError, InputConfigError) as exc:
         raise UsageError(str(exc)) from None
     with closing_app(app):

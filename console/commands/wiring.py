@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Callable
 
 from console.play.app import ConsoleApp, InputSource, Shutdown
+from console.play.sd_notify import SystemdNotifier
 from console.config.loader import Config
 from console.store.games import GameStore
+from console.store.journal import default_state_dir
 from hal.drivers import Driver, make_driver
 from hal.drivers.leds_dev import is_pi5_family
 from hal.inputs.events import EventQueue
@@ -87,8 +89,16 @@ def systemctl_poweroff() -> None:
     subprocess.run(["systemctl", "poweroff"], check=False)
 
 
-def store_for(config: Config) -> GameStore:
-    return GameStore(config.store.url, prefix=config.store.prefix)
+def store_for(config: Config, read_only: bool = False) -> GameStore:
+    """The configured game store. A Redis store journals every write in the state directory and
+    writes to Redis from a thread, so a slow Redis never holds up a frame; `read_only` (history,
+    export) neither journals nor sets anything aside. The memory store keeps nothing anyway."""
+    store = config.store
+    if store.url.startswith("memory://") or read_only:
+        return GameStore(store.url, prefix=store.prefix, read_only=read_only, keep_games=store.keep_games)
+    state_dir = default_state_dir() if store.state_dir == "auto" else Path(store.state_dir).expanduser()
+    return GameStore(store.url, prefix=store.prefix, state_dir=state_dir, background=True,
+                     keep_games=store.keep_games)
 
 
 def build_io(config: Config, driver_name: str, sources: Callable[[EventQueue], list[InputSource]]
@@ -150,4 +160,5 @@ def build_app(
         hint=hint,
         journal=journal,
         idle_timeout_s=config.idle_timeout_s,
+        notifier=SystemdNotifier() if on_hardware else None,
     )

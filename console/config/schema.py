@@ -277,6 +277,8 @@ class PlayersConfig:
 class StoreConfig:
     url: str = setting(Text(STORE_URL_SCHEMES))
     prefix: str = setting(Text())
+    state_dir: str = setting(Text())
+    keep_games: int = setting(Number(1, 1_000_000, whole=True))
 
 
 @dataclass(frozen=True)

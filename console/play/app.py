@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from console.play import controller
+from console.play.sd_notify import SystemdNotifier
 from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
@@ -22,6 +23,7 @@ from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import StoreError
 from console.view.timeline import Timeline, attract_scene, replay_timeline
 from console.play.remote import Chore, RemoteCommand, handle_remote
+from console.store.format import NotDurableError
 from console.view.ui import Ui
 from hal.frame import Frame
 from hal.drivers.base import Driver
@@ -29,6 +31,7 @@ from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
 from hal.output import OutputStage, Panel
 
 log = logging.getLogger("hues-console")
+BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 
 
 class InputSource(Protocol):
@@ -74,6 +77,8 @@ class ConsoleApp:
         idle_timeout_s: float = 0.0,
         publisher: Publisher | None = None,
         room_codes: Callable[[], str] | None = None,
+        notifier: SystemdNotifier | None = None,
+        boot_clock: Callable[[], float] = lambda: time.clock_gettime(time.CLOCK_BOOTTIME),
     ):
         self.panel = Panel(stage, driver)
         self.events = events
@@ -98,6 +103,10 @@ class ConsoleApp:
         self.publisher = publisher
         self.room_codes = room_codes  # a new code for the phones to join with, each game
         self._published: tuple = (None, None)
+        # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
+        # box the first frame's time since boot is logged and kept for `diag`.
+        self.notifier = notifier
+        self._boot_clock = boot_clock
 
     @property
     def stage(self) -> OutputStage:
@@ -112,23 +121,32 @@ class ConsoleApp:
     def start(self, now: float) -> None:
         """Restore the brightness and offer an unfinished game for resume."""
         brightness = self.store.get_setting("brightness", None)
-        if isinstance(brightness, (int, float)) and 0 < brightness <= 1:
+        if type(brightness) in (int, float) and 0 < brightness <= 1:
             self.stage.set_brightness(brightness)
         last = self._last_finished()
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
                      last_winners=tuple(last.get("winner_colors", ())), colors=self.colors,
                      room_code=self.room_codes() if self.room_codes else "")
         self.attract = self._reveals(last["game_id"]) if "game_id" in last else None
+        self._offer_resume()
+
+    def _offer_resume(self) -> None:
+        """Offer the store's unfinished game, replayed as far as the rules accept it (a record the
+        rules refuse part-way is cut back there). If Redis could not be asked, `tick` asks again
+        when it is back and no game is under way."""
         found = self.store.unfinished()
         if found is None:
             return
         game_id, record = found
-        try:
-            self.game = rules.replay(action_from_json(obj) for obj in record)
-        except RuleError as exc:
-            log.warning("the stored game %s cannot be replayed (%s); starting fresh", game_id, exc)
-            self.store.set_aside(game_id, str(exc))
+        game, replayed, problem = replay_prefix(record)
+        if game is None:
+            log.warning("the stored game %s cannot be replayed (%s); starting fresh", game_id, problem)
+            self.store.set_aside(game_id, problem)
             return
+        if problem is not None:
+            self.store.cut_back(replayed, problem)
+            record = record[:replayed]
+        self.game = game
         if rules.is_terminal(self.game):
             self.attract = self._reveals(game_id)
             self.store.finish(self.summary())
@@ -152,6 +170,13 @@ class ConsoleApp:
             log.warning("no attract loop: the last game %s cannot be replayed (%s)", game_id, exc)
             return None
 
+    def _look_again(self) -> None:
+        """Redis is back after a start without it: offer its unfinished game once no game is on."""
+        if (not self.store.resume_checked and self.store.online and self.ui.screen == "idle"
+                and (self.game is None or rules.is_terminal(self.game))):
+            self.game = None
+            self._offer_resume()
+
     # --- one frame ---------------------------------------------------------------------------
 
     def tick(self, now: float) -> None:
@@ -162,8 +187,11 @@ class ConsoleApp:
         self._track_shutdown_hold(now)
         self._fall_back_to_idle(now)
         self.store.tick(now)
+        self._look_again()
         if self.ui.store_online != self.store.online:
             self.ui = replace(self.ui, store_online=self.store.online)
+        if self.ui.disk_full == self.store.journal_ok:
+            self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
         self._push(now)
 
     def _on_event(self, event: InputEvent | RemoteCommand | Chore, now: float) -> None:
@@ -181,7 +209,7 @@ class ConsoleApp:
         if event.kind == RELEASE:
             return
         self._last_input = now
-        self._take_step(controller.handle(self.game, self.ui, event.button, now, self.rng))
+        self._take_step(controller.handle(self.game, self.ui, event.button, now, self.rng), now)
 
     def _on_remote(self, command: RemoteCommand, now: float) -> None:
         """A phone's request: done like a press, or refused with the engine's message."""
@@ -191,20 +219,19 @@ class ConsoleApp:
             command.reply(str(exc))
             return
         self._last_input = now
-        self._take_step(step)
+        self._take_step(step, now)
         command.reply(None)
 
-    def _take_step(self, step: controller.Step) -> None:
+    def _take_step(self, step: controller.Step, now: float) -> None:
         before_game, before_ui = self.game, self.ui
         if step.abandon:
             self.store.abandon()
-        for action in step.actions:
-            stored = action_to_json(action)
-            if isinstance(action, NewGame):
-                self.store.start_game(stored)
-            else:
-                self.store.append(stored)
-            self.journal("stored", stored)
+        kept = self._store_actions(step.actions, before_game)
+        if kept is not None:  # not all of them could be made durable: show only those that were
+            self.game = kept
+            self.ui = before_ui if kept is before_game else controller.screen_for(kept, before_ui, now)
+            self.ui = replace(self.ui, disk_full=True)
+            return
         self.game, self.ui = step.game, step.ui
         if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
             self.ui = replace(self.ui, room_code=self.room_codes())
@@ -216,6 +243,23 @@ class ConsoleApp:
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
+
+    def _store_actions(self, actions, game: GameState | None) -> GameState | None:
+        """Store each action; None when all are durable, else the state the durable ones reach."""
+        for action in actions:
+            stored = action_to_json(action)
+            try:
+                if isinstance(action, NewGame):
+                    self.store.start_game(stored)
+                    game = None
+                else:
+                    self.store.append(stored)
+            except NotDurableError as exc:
+                log.error("%s: the move is not taken", exc)
+                return game
+            self.journal("stored", stored)
+            game = rules.apply(game, action)
+        return None
 
     def _fall_back_to_idle(self, now: float) -> None:
         if (self.idle_timeout_s and self.ui.screen in controller.IDLE_AFTER_TIMEOUT
@@ -248,6 +292,12 @@ class ConsoleApp:
         if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
             self._published = (self.game, self.ui)
             self.publisher.publish_state(self.game, self.ui, now)
+        if self.notifier is not None:
+            if self.stats.frames_pushed == 1 and not self.notifier.ready:
+                boot_s = round(self._boot_clock(), 2)
+                log.info("first frame %.2f s after the kernel started (CLOCK_BOOTTIME)", boot_s)
+                self.store.set_setting(BOOT_TO_FIRST_FRAME, boot_s)
+            self.notifier.frame_drawn(now)  # READY=1 once, then the watchdog's pings
         if self.hint is not None and not (self.game is self._hinted[0] and self.ui is self._hinted[1]):
             self._hinted = (self.game, self.ui)  # states are immutable: the same objects, the same hint
             text = describe(self.game, self.ui)
@@ -271,13 +321,29 @@ class ConsoleApp:
         }
 
     def close(self, flush_s: float = 2.0) -> None:
-        """Clear the panel and flush the store: on exit, SIGTERM, or before powering off."""
+        """Clear the panel and flush the store: on exit, SIGTERM, or before powering off. What
+        Redis has not taken by then stays in the journal (the store logs it) for the next start."""
         try:
             self.panel.close()
         finally:
-            self.store.flush(flush_s)
+            try:
+                self.store.flush(flush_s)
+            finally:
+                self.store.close()
         if self.powering_off and self.shutdown.poweroff is not None:
             self.shutdown.poweroff()
+
+
+def replay_prefix(record: list[dict]) -> tuple[GameState | None, int, str | None]:
+    """The state the longest replayable prefix of `record` reaches, its length, and why the next
+    action was refused (None: all of it replays)."""
+    game = None
+    for done, obj in enumerate(record):
+        try:
+            game = rules.apply(game, action_from_json(obj))
+        except (RuleError, ValueError) as exc:  # ValueError: a cell like "H²" (int() of a digit)
+            return game, done, f"action {done + 1} of the record: {exc}"
+    return game, len(record), None
 
 
 def run_realtime(app: ConsoleApp, fps: float, clock=time.monotonic, start: bool = True) -> None:

@@ -8,14 +8,26 @@ is described in `console/store.py`.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import time
+import math
+import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-RECORD_VERSION = 1
-"""The record format this console writes and reads; a stored game with another version is set aside."""
+from console.game.rules import DEFAULT_COLOR_NAMES
+
+RECORD_VERSION = 2
+"""The record format this console writes: each line is `<chain> <action JSON>`, where the chain is
+the first 16 hex digits of sha256(previous chain + " " + JSON), the game id standing in for the
+previous chain of line 1. A changed, dropped or reordered line breaks the chain from there on."""
+READABLE_VERSIONS = ("1", "2")
+"""Version 1 (plain JSON lines, no chain) is still read: games stored before the chain existed."""
+CHAIN_DIGITS = 16
+MAX_TEXT = 64 * 1024
+"""The longest summary or setting the store reads back (a game's summary is a few hundred bytes)."""
+LATEST_TIME = 32_503_680_000.0  # 3000-01-01: a stored time past it is damage, not a date
 
 PLAYING, FINISHED, ABANDONED = "playing", "finished", "abandoned"
 
@@ -48,6 +60,14 @@ class NoCurrentGameError(StoreError):
     """append/finish was called with no game started or resumed (a bug in the caller)."""
 
 
+class JournalError(StoreError):
+    """The local journal cannot be written (disk full, read-only, no state directory)."""
+
+
+class NotDurableError(StoreError):
+    """An action could be kept neither in the journal nor in Redis: it must not be shown as done."""
+
+
 @dataclass(frozen=True)
 class Keys:
     """Redis key names, all under one prefix so several consoles (or tests) can share a server."""
@@ -66,19 +86,61 @@ class Keys:
     def settings(self) -> str:
         return self.prefix + "settings"
 
+    @property
+    def playing(self) -> str:
+        return self.prefix + "playing"
+
+    @property
+    def order(self) -> str:
+        return self.prefix + "order"
+
+    def fixed(self) -> dict[str, str]:
+        """The keys every console shares, with the Redis type each must have."""
+        return {self.current: "string", self.history: "zset", self.settings: "hash",
+                self.playing: "zset", self.order: "string"}
+
     def record(self, game_id: str) -> str:
         return f"{self.prefix}game:{game_id}:record"
 
     def meta(self, game_id: str) -> str:
         return f"{self.prefix}game:{game_id}:meta"
 
+    def lease(self, game_id: str) -> str:
+        return f"{self.prefix}game:{game_id}:lease"
+
     def quarantine(self, name: str) -> str:
         return f"{self.prefix}quarantine:{name}"
 
 
-def new_game_id(started: float, token: str) -> str:
-    """`20240501-193012-a3f0`: the local start time (sortable, readable) and a random token."""
-    return time.strftime("%Y%m%d-%H%M%S", time.localtime(started)) + "-" + token
+def new_game_id() -> str:
+    """128 random bits in hex: made without Redis (a game played offline has an id too) and
+    without the clock (a Pi without a real-time clock restores old times after a power cut), so
+    two games never share one. Order comes from the store's counter, not from the id."""
+    return secrets.token_hex(16)
+
+
+def chain_next(previous: str, text: str) -> str:
+    """The chain value of a record line whose JSON is `text`, after `previous`."""
+    return hashlib.sha256(f"{previous} {text}".encode()).hexdigest()[:CHAIN_DIGITS]
+
+
+def chained_line(previous: str, text: str) -> str:
+    """A record line of version 2: its chain value, a space, the action's JSON."""
+    return f"{chain_next(previous, text)} {text}"
+
+
+def chain_of(line: str) -> str:
+    """The chain value a version 2 line carries (the next line is chained to it)."""
+    return line[:CHAIN_DIGITS]
+
+
+@dataclass(frozen=True)
+class DecodedRecord:
+    """A stored record read back: the longest valid prefix, and why the rest (if any) was cut."""
+
+    actions: list[dict]
+    lines: list[str]  # the stored elements of that prefix, as they are in Redis
+    problem: str | None = None  # what is wrong with line len(lines) + 1; None: all of it is valid
 
 
 def format_date(when: float) -> str:
@@ -101,34 +163,87 @@ def encode_value(what: str, value: Any) -> str:
         raise NotStorableError(f"cannot store {what}: it is not plain JSON ({error})") from None
 
 
-def decode_record(meta: dict[str, str], lines: list[str]) -> list[dict]:
-    """A stored game's meta hash and record list -> its actions; CorruptRecordError says what is wrong."""
+def decode_record(game_id: str, meta: dict[str, str], lines: list[str]) -> DecodedRecord:
+    """A stored game's meta hash and record list -> its longest valid prefix of actions.
+
+    CorruptRecordError when not even the new_game line can be read (the whole game is set aside);
+    a damaged line further on only cuts the record there (`problem` says why).
+    """
     version = meta.get("version")
     if version is None:
         raise CorruptRecordError("its meta has no record format version")
-    if version != str(RECORD_VERSION):
+    if version not in READABLE_VERSIONS:
         raise CorruptRecordError(
-            f"it is in record format version {version!r}; this console reads version {RECORD_VERSION}")
-    try:
-        float(meta.get("started", ""))
-    except ValueError:
-        raise CorruptRecordError("its meta has no valid start time") from None
+            f"it is in record format version {version[:20]!r}; this console reads versions "
+            f"{' and '.join(READABLE_VERSIONS)}")
+    stored_time(meta, "started")
     if not lines:
         raise CorruptRecordError("its record is empty")
-    actions = []
+    actions: list[dict] = []
+    previous, problem = game_id, None
     for number, line in enumerate(lines, 1):
-        try:
-            action = json.loads(line)
-        except ValueError:
-            raise CorruptRecordError(f"line {number} of its record is not valid JSON") from None
-        if not isinstance(action, dict):
-            raise CorruptRecordError(f"line {number} of its record is not a JSON object")
-        if not isinstance(action.get("action"), str):
-            raise CorruptRecordError(f"line {number} of its record has no \"action\" name")
-        actions.append(action)
-    if actions[0]["action"] != "new_game":
-        raise CorruptRecordError("its first line is not a new_game action")
-    return actions
+        text = line
+        if version != "1":
+            text = line[CHAIN_DIGITS + 1:]
+            if line[CHAIN_DIGITS:CHAIN_DIGITS + 1] != " " or chain_of(line) != chain_next(previous, text):
+                problem = f"line {number} of its record fails its checksum (changed or out of order)"
+                break
+            previous = chain_of(line)
+        problem = _action_problem(text)
+        if problem:
+            problem = f"line {number} of its record {problem}"
+            break
+        actions.append(json.loads(text))
+    if not actions or actions[0]["action"] != "new_game":
+        raise CorruptRecordError(problem or "its first line is not a new_game action")
+    if any(a["action"] == "new_game" for a in actions[1:]):
+        cut = next(i for i, a in enumerate(actions) if i and a["action"] == "new_game")
+        actions, problem = actions[:cut], f"line {cut + 1} of its record starts another game"
+    return DecodedRecord(actions, lines[: len(actions)], problem)
+
+
+def _action_problem(text: str) -> str | None:
+    """What keeps `text` from being an action line of a record, or None."""
+    value = _load(text)
+    if value is _BAD:
+        return "is not valid JSON"
+    if not isinstance(value, dict):
+        return "is not a JSON object"
+    if not isinstance(value.get("action"), str):
+        return "has no \"action\" name"
+    return None
+
+
+_BAD = object()
+
+
+def _load(text: str) -> Any:
+    """JSON text -> its value, or _BAD: not JSON, nested too deep, or longer than MAX_TEXT."""
+    if len(text) > MAX_TEXT:
+        return _BAD
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return _BAD
+
+
+def load_setting(text: str) -> Any:
+    """A stored setting's JSON -> its value; CorruptRecordError when it cannot be read."""
+    value = _load(text)
+    if value is _BAD:
+        raise CorruptRecordError("it is not valid JSON (or too long or too deeply nested)")
+    return value
+
+
+def stored_time(meta: dict[str, str], field: str) -> float:
+    """A time kept in a meta hash (seconds since 1970); CorruptRecordError unless it is a real date."""
+    try:
+        value = float(meta[field])
+    except (KeyError, ValueError):
+        raise CorruptRecordError(f"its meta has no valid {field} time") from None
+    if not (math.isfinite(value) and 0 <= value < LATEST_TIME):
+        raise CorruptRecordError(f"its {field} time {meta[field][:30]!r} is not a date")
+    return value
 
 
 def history_entry(game_id: str, meta: dict[str, str], actions: int) -> dict:
@@ -139,21 +254,37 @@ def history_entry(game_id: str, meta: dict[str, str], actions: int) -> dict:
     """
     entry: dict[str, Any] = {}
     if "summary" in meta:
-        try:
-            entry = json.loads(meta["summary"])
-        except ValueError:
-            raise CorruptRecordError("its summary is not valid JSON") from None
-        if not isinstance(entry, dict):
-            raise CorruptRecordError("its summary is not a JSON object")
+        entry = _load(meta["summary"])
+        if entry is _BAD:
+            raise CorruptRecordError("its summary is not valid JSON (or too long or too deeply nested)")
+        check_summary(entry)
     if "reason" in meta:
-        entry["reason"] = meta["reason"]
-    try:
-        ended = float(meta["ended"])
-    except (KeyError, ValueError):
-        raise CorruptRecordError("its meta has no valid end time") from None
+        entry["reason"] = meta["reason"][:200]
+    ended = stored_time(meta, "ended")
     entry.update(game_id=game_id, status=meta.get("status", "?"), actions=actions)
     entry.setdefault("date", format_date(ended))
     return entry
+
+
+def check_summary(summary: Any) -> None:
+    """CorruptRecordError unless `summary` is what the app writes: colours (known names), scores
+    (whole numbers) and winners that are among the players."""
+    if not isinstance(summary, dict):
+        raise CorruptRecordError("its summary is not a JSON object")
+    colors = summary.get("colors", [])
+    if not (isinstance(colors, list) and all(c in DEFAULT_COLOR_NAMES for c in colors)):
+        raise CorruptRecordError("its summary's colors are not a list of pawn colours")
+    for name in ("scores", "winners"):
+        values = summary.get(name, [])
+        if not (isinstance(values, list) and len(values) <= len(DEFAULT_COLOR_NAMES)
+                and all(type(v) is int and abs(v) < 10**6 for v in values)):
+            raise CorruptRecordError(f"its summary's {name} are not a list of whole numbers")
+    winners = summary.get("winner_colors", [])
+    if not (isinstance(winners, list) and all(isinstance(w, str) and w in (colors or DEFAULT_COLOR_NAMES)
+                                              for w in winners)):
+        raise CorruptRecordError("its summary's winner_colors are not colours of its players")
+    if "date" in summary and not isinstance(summary["date"], str):
+        raise CorruptRecordError("its summary's date is not text")
 
 
 def history_line(entry: dict) -> str:

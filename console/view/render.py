@@ -69,6 +69,7 @@ IDLE_WAVE_S = 8.0  # one brightness wave across the idle board
 IDLE_STEPS = 64  # cached frames per wave
 STATUS_X = COLS
 AMBER: RGB = (255, 180, 0)
+DISK_FULL: RGB = (255, 0, 0)  # the same dot, red: the journal cannot be written
 HOLD_ON: RGB = (255, 0, 0)
 HOLD_OFF: RGB = (40, 0, 0)
 LIGHT_CELL = 0.62  # OKLab lightness from which dark, not white, stands out from a cell
@@ -248,8 +249,8 @@ def _draw_system(frame: Frame, ui: Ui, t: float) -> None:
         filled = math.ceil(min(1.0, ui.hold_progress) * screens.PANEL_H)
         fill_rect(frame, STATUS_X, 0, 2, screens.PANEL_H - filled, HOLD_OFF)
         fill_rect(frame, STATUS_X, screens.PANEL_H - filled, 2, filled, HOLD_ON)
-    if not ui.store_online and blink(t, WARN_HZ):
-        frame.set(STATUS_X + 1, screens.PANEL_H - 1, AMBER)
+    if (ui.disk_full or not ui.store_online) and blink(t, WARN_HZ):
+        frame.set(STATUS_X + 1, screens.PANEL_H - 1, DISK_FULL if ui.disk_full else AMBER)
 
 
 # --- the board screens --------------------------------------------------------------------------
@@ -369,6 +370,8 @@ def describe(state: GameState | None, ui: Ui) -> str:
     text = _hint(state, ui)
     if not ui.store_online:
         text += " [the record store is offline: moves are kept and saved when it is back]"
+    if ui.disk_full:
+        text += " [the disk is full: a move is only taken while the record store can keep it]"
     return text
 
 

@@ -4,21 +4,73 @@ gpiozero calls `when_pressed` / `when_released` from its own threads, while the 
 `poll` for auto-repeat; one lock keeps the held-button state and the order of events in the
 queue consistent between them (a repeat is never queued after the release that ended its hold).
 Devices ask a pin factory, as everywhere in gpiozero, so tests pass `MockFactory()`.
+
+Any failure to open a pin is an InputConfigError naming the pin and the button: gpiozero's own
+errors, the OS's, and lgpio's `lgpio.error`, which is not a GPIOZeroError and would otherwise
+escape as a traceback. On a Pi 5, gpiozero 2.0.1 always opens /dev/gpiochip4 (its LGPIOFactory
+ignores the chip it is given), but Raspberry Pi kernels from 6.6.45 put the header on gpiochip0;
+2.0.1.post3 opens gpiochip4 only where it exists (gpiozero/pins/lgpio.py, issue #1166). The
+installer pins 2.0.1.post3 in the venv, and the error says so if an older one is found.
 """
 
 from __future__ import annotations
 
+import errno
 import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
 from functools import partial
+from importlib import metadata
 
 from gpiozero import Button
 from gpiozero.exc import GPIOZeroError
 
+from hal.drivers.leds_dev import is_pi5_family
 from hal.inputs.events import BUTTONS, PRESS, RELEASE, InputConfigError, InputEvent
 from hal.inputs.repeat import AutoRepeat
+
+DEVICE_MODEL = "/proc/device-tree/model"
+# gpiozero releases whose LGPIOFactory opens gpiochip4 on every Pi 5 (fixed in 2.0.1.post3).
+WRONG_CHIP_ON_PI5 = ("2.0", "2.0.1", "2.0.1.post1", "2.0.1.post2")
+
+
+def gpio_errors() -> tuple[type[BaseException], ...]:
+    """What opening a pin can raise: gpiozero's errors, the OS's, and lgpio's where it is installed."""
+    errors: tuple[type[BaseException], ...] = (GPIOZeroError, OSError)
+    try:
+        import lgpio
+    except ImportError:
+        return errors
+    return errors + (lgpio.error,)
+
+
+def gpio_failure_hint(error: BaseException, model: str, gpiozero_version: str) -> str:
+    """What to do about a pin that could not be opened, from the board and the library version."""
+    if is_pi5_family(model) and gpiozero_version in WRONG_CHIP_ON_PI5:
+        return (f"gpiozero {gpiozero_version} opens the wrong GPIO chip on a Pi 5 with a current "
+                f"kernel: run sudo ./scripts/install-pi again (it installs gpiozero 2.0.1.post3)")
+    text = str(error).lower()
+    if getattr(error, "errno", None) in (errno.EACCES, errno.EPERM) or "permission" in text:
+        return "the console's user must be in the gpio group (sudo ./scripts/install-pi sets it up)"
+    if "gpiochip" in text:
+        return "no GPIO chip could be opened: is this a Raspberry Pi with python3-lgpio installed?"
+    return "check the pin numbers under input.pins (BCM numbering)"
+
+
+def _model(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.read().replace("\0", "").strip()
+    except OSError:
+        return ""
+
+
+def _gpiozero_version() -> str:
+    try:
+        return metadata.version("gpiozero")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def check_pins(pins: Mapping[str, int]) -> None:
@@ -53,6 +105,7 @@ class GpioInput:
         repeat_delay_s: float = 0.35,
         repeat_rate_hz: float = 12.0,
         pin_factory=None,
+        model_path: str = DEVICE_MODEL,
     ):
         check_pins(pins)
         if not bounce_s >= 0:
@@ -62,6 +115,7 @@ class GpioInput:
         self._repeat = AutoRepeat(repeat_delay_s, repeat_rate_hz)
         self._lock = threading.Lock()
         self._closed = False
+        self._model_path = model_path
         self._buttons: list[Button] = []
         try:
             for name, pin in pins.items():
@@ -73,8 +127,9 @@ class GpioInput:
     def _open(self, name: str, pin: int, pull_up: bool, bounce: float | None, factory) -> Button:
         try:
             button = Button(pin, pull_up=pull_up, bounce_time=bounce, pin_factory=factory)
-        except GPIOZeroError as error:
-            raise InputConfigError(f"cannot use GPIO {pin} for button {name!r}: {error}") from error
+        except gpio_errors() as error:
+            hint = gpio_failure_hint(error, _model(self._model_path), _gpiozero_version())
+            raise InputConfigError(f"cannot use GPIO {pin} for button {name!r}: {error} ({hint})") from error
         button.when_pressed = partial(self._changed, name, PRESS)
         button.when_released = partial(self._changed, name, RELEASE)
         return button

@@ -1,0 +1,413 @@
+"""How the store makes each write durable and gets it into Redis: the journal first, then a
+writer (a thread, or the app's frames) that brings Redis up to date in order, retrying with
+back-off through outages, and setting aside keys of the wrong type on the way.
+
+`GameStore` (games.py) builds on it with the game API; the key schema and the decisions are
+described there.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from console.store import journal as journaling
+from console.store.format import CorruptRecordError, JournalError, Keys, NotDurableError, StoreUrlError, load_setting
+from console.store.redis_games import Game, RedisGames, is_wrong_type
+
+log = logging.getLogger("console.store.games")
+
+CONNECT_TIMEOUT_S = 0.2
+COMMAND_TIMEOUT_S = 0.5
+WRITER_TIMEOUT_S = 3.0  # the writer thread waits out a stall of 2 s (a slow SD card) without an outage
+FIRST_RETRY_S = 0.5
+MAX_RETRY_S = 2.0  # a local server: never wait longer than this to try again
+LEASE_RENEW_S = 5.0
+WATCH_ATTEMPTS = 3
+KEEP_GAMES = 1000
+
+
+def connect(url: str, timeout_s: float = COMMAND_TIMEOUT_S) -> redis.Redis:
+    """A client for `url` that fails fast: short timeouts, and no retries of its own (we retry)."""
+    if url.startswith("memory://"):
+        import fakeredis  # imported here: only the memory store needs it
+
+        return fakeredis.FakeRedis(decode_responses=True)
+    if url.partition("://")[0] not in ("redis", "rediss", "unix"):
+        raise StoreUrlError(f"store URL {url!r}: use redis://host:port/db, unix:///path.sock or memory://")
+    try:
+        return redis.Redis.from_url(
+            url, decode_responses=True, socket_connect_timeout=CONNECT_TIMEOUT_S,
+            socket_timeout=timeout_s, retry=Retry(NoBackoff(), 0))
+    except ValueError as error:
+        raise StoreUrlError(f"store URL {url!r}: {error}") from None
+
+
+def console_identity(state_dir: Path) -> str:
+    """This console's lease token, kept in its state directory so that it outlives a crash."""
+    path = Path(state_dir) / "console-id"
+    try:
+        token = path.read_text().strip()
+        if len(token) == 32 and all(c in "0123456789abcdef" for c in token):
+            return token
+    except OSError:
+        pass
+    token = secrets.token_hex(16)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path.write_text(token + "\n")
+    except OSError as error:
+        log.warning("cannot keep the console's identity in %s (%s)", path, error.strerror)
+    return token
+
+class JournalledWriter:
+    """The durable write path of the game store (see the module docstring).
+
+    `clock` dates games; `monotonic` and `sleep` time `flush` without a writer thread. `tick` runs
+    retries and the lease on the `now` the app passes it when there is no writer thread
+    (`background=False`: the memory store and tests). `client` replaces the connection made from
+    `url`. `state_dir` holds the journal and the console's identity (`owner`, the lease token;
+    given, it replaces the kept one); None: no journal, and a new identity each time.
+    """
+
+    def __init__(self, url: str, prefix: str = "hues:", clock: Callable[[], float] = time.time,
+                 monotonic: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep, client: redis.Redis | None = None, *,
+                 state_dir: Path | None = None, background: bool = False, read_only: bool = False,
+                 keep_games: int = KEEP_GAMES, owner: str | None = None):
+        self.url = url
+        self.read_only = read_only
+        self._keys = Keys(prefix)
+        self._clock = clock
+        self._monotonic = monotonic
+        self._sleep = sleep
+        self._redis = client if client is not None else connect(
+            url, WRITER_TIMEOUT_S if background else COMMAND_TIMEOUT_S)
+        if owner is None:
+            owner = console_identity(state_dir) if state_dir is not None else secrets.token_hex(16)
+        self._io = RedisGames(self._redis, self._keys, owner, clock, keep_games)
+        self._lock = threading.RLock()  # the backlog, the games and the journal
+        self._attempt_lock = threading.RLock()  # one write attempt at a time; never taken under _lock
+        self._written = threading.Condition(self._lock)
+        self._backlog: collections.deque[dict] = collections.deque()  # journal entries not in Redis yet
+        self._games: dict[str, Game] = {}  # the games the backlog writes, by id
+        self._game: Game | None = None
+        self._settings: dict[str, Any] = {}
+        self._online = True
+        self._checked = False  # key types checked on this connection
+        self._persistence_told = False
+        self.resume_checked = False  # unfinished() has looked in Redis (or has a game to offer)
+        self._retry_delay = 0.0
+        self._retry_at: float | None = None  # None: failed outside tick, back off from the next tick
+        self._lease_due = 0.0
+        self._journal: journaling.Journal | None = None
+        self._journal_stale = False  # a journal write failed: rewrite it whole at the next chance
+        self.journal_ok = True
+        if state_dir is not None and not read_only:
+            self._open_journal(Path(state_dir))
+        self._attempt()
+        self._writer: threading.Thread | None = None
+        self._stop = False
+        self._wake = threading.Event()
+        if background:
+            self._writer = threading.Thread(target=self._write_loop, name="store-writer", daemon=True)
+            self._writer.start()
+
+    # -- the game being played -------------------------------------------------------------------
+
+    @property
+    def online(self) -> bool:
+        """False while Redis cannot be reached (or refuses writes): actions wait in the journal."""
+        return self._online
+
+    @property
+    def journal_path(self) -> Path | None:
+        return None if self._journal is None else self._journal.path
+
+    # -- writing: the journal first, then Redis ------------------------------------------------------
+
+    def _record(self, item: dict, game: Game | None = None, commit: Callable[[], Any] | None = None,
+                undo: Callable[[], Any] | None = None) -> None:
+        """Make one write durable (the journal, else Redis at once) and queue it for Redis.
+        `commit` changes the game in memory once the journal has the write, so the writer never
+        puts in Redis what the journal does not hold yet. If neither the journal nor Redis takes
+        it, the write is dropped again, `undo` reverts `commit`, and NotDurableError."""
+        commit = commit or (lambda: None)
+        with self._lock:
+            if game is not None:
+                self._games[game.id] = game
+            problem = None
+            if self._journal is not None:
+                try:
+                    if self._journal_stale:
+                        self._journal.rewrite(self._snapshot() + [item])
+                    else:
+                        self._journal.append(item)
+                    self._journal_stale = False
+                    self._set_journal_ok(True)
+                except JournalError as error:
+                    self._journal_stale = True
+                    self._set_journal_ok(False, str(error))
+                    problem = error
+            self._backlog.append(item)
+            if problem is None:
+                commit()
+        if problem is None:
+            self._kick()
+            return
+        with self._attempt_lock:  # the writer is not in the middle of a write now
+            commit()
+            if self._online and self._attempt():
+                return
+            with self._lock:
+                if any(pending is item for pending in self._backlog):
+                    self._backlog = collections.deque(p for p in self._backlog if p is not item)
+                    if undo is not None:
+                        undo()
+                else:
+                    return  # written after all
+        raise NotDurableError(f"{problem}, and the game store {self.url} cannot take it either")
+
+    def _set_journal_ok(self, ok: bool, problem: str = "") -> None:
+        if ok and not self.journal_ok:
+            log.warning("the journal can be written again")
+        elif not ok and self.journal_ok:
+            log.warning("%s: moves are kept only while the game store takes them", problem)
+        self.journal_ok = ok
+
+    def _kick(self) -> None:
+        if self._writer is not None:
+            self._wake.set()
+        elif self._online:
+            self._attempt()
+
+    def _snapshot_entry(self, game: Game) -> dict:
+        return journaling.entry("game", id=game.id, started=game.started, version=game.version,
+                                lines=list(game.lines))
+
+    def _snapshot(self) -> list[dict]:
+        """What the journal must hold: the backlog (each game whole) and the game being played."""
+        entries, seen = [], set()
+        for item in self._backlog:
+            if item["op"] in ("game", "line"):
+                if item["id"] not in seen:
+                    seen.add(item["id"])
+                    entries.append(self._snapshot_entry(self._games[item["id"]]))
+            else:
+                entries.append(item)
+        if self._game is not None and self._game.id not in seen:
+            entries.append(self._snapshot_entry(self._game))
+        return entries
+
+    def _compact(self, keep_game: bool = True) -> None:
+        try:
+            self._journal.rewrite(self._snapshot() if keep_game else [])
+            self._journal_stale = False
+        except JournalError as error:
+            self._set_journal_ok(False, str(error))
+
+    def _open_journal(self, directory: Path) -> None:
+        try:
+            leftovers = journaling.take_leftovers(directory)
+            self._journal = journaling.Journal(directory)
+        except JournalError as error:
+            self._set_journal_ok(False, str(error))
+            return
+        for leftover in leftovers:
+            for item in leftover.entries:
+                self._take_over(item)
+            try:
+                self._journal.rewrite(self._snapshot())
+            except JournalError as error:
+                self._set_journal_ok(False, str(error))
+                return  # keep the leftover: it is the only copy on disk
+            log.warning("taking over %d writes of a console that stopped early (%s)",
+                        len(leftover.entries), leftover.path)
+            leftover.release()
+
+    def _take_over(self, item: dict) -> None:
+        """Replay one entry of a leftover journal into this store's memory and backlog."""
+        try:
+            op, game_id = item["op"], item.get("id")
+            if op == "game":
+                game = Game(game_id, [str(line) for line in item["lines"]], float(item["started"]),
+                            str(item["version"]))
+                self._games[game_id], self._game = game, game
+            elif op == "line":
+                self._games[game_id].lines.append(str(item["line"]))
+            elif op == "close":
+                if self._game is not None and self._game.id == game_id:
+                    self._game = None
+            elif op == "setting":
+                self._settings[item["name"]] = load_setting(item["text"])
+            else:
+                raise KeyError(op)
+        except (KeyError, TypeError, ValueError, CorruptRecordError) as problem:
+            log.warning("a journal entry cannot be read (%r): skipped", problem)
+            return
+        self._backlog.append(item)
+
+    # -- Redis: the writer -------------------------------------------------------------------------
+
+    def _attempt(self) -> bool:
+        """Write the backlog in order (or PING when it is empty); go online, or back off."""
+        with self._attempt_lock:
+            try:
+                if not self._backlog:
+                    self._redis.ping()
+                self._check_store()
+                while True:
+                    with self._lock:
+                        if not self._backlog:
+                            break
+                        item = self._backlog[0]
+                    self._with_repair(lambda: self._apply(item), item.get("id"))
+                    with self._lock:
+                        if self._backlog and self._backlog[0] is item:
+                            self._backlog.popleft()
+                        self._written.notify_all()
+            except redis.RedisError as error:
+                self._fail(error)
+                return False
+        if not self._online:
+            log.warning("game store %s is reachable again; the backlog is written", self.url)
+        self._online = True
+        self._retry_delay = 0.0
+        return True
+
+    def _apply(self, item: dict) -> None:
+        op = item["op"]
+        for attempt in range(1, WATCH_ATTEMPTS + 1):
+            try:
+                if op in ("game", "line"):
+                    self._io.write_record(self._games[item["id"]])
+                elif op == "close":
+                    self._io.close_game(item["id"], item["ended"], item["status"], item["fields"])
+                else:
+                    self._io.write_setting(item["name"], item["text"])
+                return
+            except redis.WatchError:  # a key changed under us: read it again
+                if attempt == WATCH_ATTEMPTS:
+                    raise
+
+    def _with_repair(self, action: Callable[[], Any], game_id: str | None = None) -> Any:
+        """Run `action`; a key of the wrong type is set aside (one log line) and it runs once more."""
+        try:
+            return action()
+        except redis.ResponseError as error:
+            if not is_wrong_type(error) or self.read_only:
+                raise
+            moved = self._io.repair_types(() if game_id is None else (game_id,))
+            for line in moved:
+                log.warning("game store %s: %s", self.url, line)
+            if not moved:
+                raise
+            return action()
+
+    def _check_store(self) -> None:
+        """On each new connection: set aside shared keys of the wrong type; say if Redis does not persist."""
+        with self._attempt_lock:
+            if self._checked:
+                return
+            if not self.read_only:
+                for line in self._io.repair_types():
+                    log.warning("game store %s: %s", self.url, line)
+            if not self.url.startswith("memory://") and not self._persistence_told:
+                for problem in self._io.persistence_problems():
+                    log.warning("game store %s: %s", self.url, problem)
+                self._persistence_told = True
+            self._checked = True
+
+    def _fail(self, error: Exception) -> None:
+        if self._online:
+            log.warning("game store %s is unreachable (%s); keeping actions in the journal", self.url, error)
+        self._retry_delay = FIRST_RETRY_S if self._online else min(self._retry_delay * 2, MAX_RETRY_S)
+        self._retry_at = None
+        self._online = False
+        self._checked = False
+
+    def _write_loop(self) -> None:
+        while not self._stop:
+            self._wake.wait(self._retry_delay if not self._online else LEASE_RENEW_S)
+            self._wake.clear()
+            if self._stop:
+                break
+            if self._attempt():
+                self._renew_lease(self._monotonic())
+
+    def _renew_lease(self, now: float) -> None:
+        game = self._game
+        if game is None or now < self._lease_due or self._backlog:
+            return
+        self._lease_due = now + LEASE_RENEW_S
+        try:
+            if not self._io.take_lease(game.id):
+                log.warning("game %s is now claimed by another console", game.id)
+        except redis.RedisError as error:
+            self._fail(error)
+
+    def tick(self, now: float) -> None:
+        """Called every frame (cheap). Without a writer thread: retry after the back-off, renew the lease."""
+        if self._writer is not None:
+            return
+        if self._online:
+            self._renew_lease(now)
+            return
+        if self._retry_at is None:
+            self._retry_at = now + self._retry_delay
+        elif now >= self._retry_at and not self._attempt():
+            self._retry_at = now + self._retry_delay
+
+    def flush(self, timeout_s: float) -> bool:
+        """Write the backlog, retrying for up to `timeout_s` (exit, SIGTERM); True if all written.
+        What is not written stays in the journal for the next start (and is logged).
+
+        Call it from the app loop, not from inside a signal handler: a handler can interrupt a write.
+        """
+        if self._writer is not None:
+            self._wake.set()
+            with self._lock:
+                done = self._written.wait_for(lambda: not self._backlog, timeout_s)
+        else:
+            deadline = self._monotonic() + timeout_s
+            done = True
+            while self._backlog and not self._attempt():
+                remaining = deadline - self._monotonic()
+                if remaining <= 0:
+                    done = False
+                    break
+                self._sleep(min(self._retry_delay, remaining))
+        if not done:
+            kept = f"kept in the journal {self.journal_path} for the next start" if self._journal \
+                else "LOST: there is no journal"
+            log.error("game store %s: %d writes could not be written in %.1f s; %s",
+                      self.url, len(self._backlog), timeout_s, kept)
+        return done
+
+    def close(self) -> None:
+        """Stop the writer and let the connection go (call flush first to write the backlog)."""
+        if self._writer is not None:
+            self._stop = True
+            self._wake.set()
+            self._writer.join(WRITER_TIMEOUT_S + 1)
+        if self._journal is not None:
+            self._journal.close(remove=not self._backlog and self.journal_ok)
+        self._redis.close()
+
+    def _reading(self, action: Callable[[], Any], fallback: Any) -> Any:
+        """Run a read on Redis; a failure takes the store offline and gives `fallback`."""
+        try:
+            self._check_store()
+            return self._with_repair(action)
+        except redis.RedisError as error:
+            self._fail(error)
+            return fallback
