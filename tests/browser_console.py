@@ -22,7 +22,7 @@ from hal.inputs.events import EventQueue, InputEvent
 from hal.inputs.script import Hold, Tap, Wait
 from tests.browser import new_page
 from tests.fakes import FakeClock
-from tests.phones import WAIT_S, web_config
+from tests.phones import WAIT_S, stop_console, web_config
 
 KEY_OF = {"up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
           "a": "Enter", "b": "Backspace", "start": "Tab"}
@@ -131,11 +131,7 @@ class BrowserConsole:
     def close(self) -> None:
         for page in self.pages:
             page.context.close()
-        self.app.running = False
-        self._thread.join(WAIT_S)
-        for source in self.app.sources:
-            source.close()
-        self.app.close()
+        stop_console(self.app, self._thread)
 
     def __enter__(self) -> BrowserConsole:
         return self
