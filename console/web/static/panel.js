@@ -149,7 +149,7 @@ async function replay(gameId) {
     const at = Math.round(t * REPLAY_FPS) / REPLAY_FPS;
     if (at !== asked && ws.readyState === WebSocket.OPEN) { asked = at; ws.send(JSON.stringify({ t: at })); }
   };
-  const pause = () => { playing = false; playButton.textContent = "▶"; };
+  const pause = () => { playing = false; playButton.textContent = "Play"; };
   const tick = (now) => {
     if (!playing) return;
     show(t + (now - last) / 1000);
@@ -159,7 +159,7 @@ async function replay(gameId) {
   const play = () => {
     if (t >= timeline.duration) show(0);
     playing = true;
-    playButton.textContent = "⏸";
+    playButton.textContent = "Pause";
     last = performance.now();
     requestAnimationFrame(tick);
   };
@@ -175,6 +175,7 @@ async function replay(gameId) {
   document.getElementById("previous").addEventListener("click", () => step(-1));
   slider.addEventListener("input", () => { pause(); show(Number(slider.value)); });
   document.addEventListener("keydown", (event) => {
+    if (event.target.closest("button, input")) return; // a focused control answers its own keys
     if (event.key === "ArrowRight") step(1);
     else if (event.key === "ArrowLeft") step(-1);
     else if (event.key === " ") { event.preventDefault(); playing ? pause() : play(); }
