@@ -14,8 +14,9 @@ from console.config.loader import load_config
 from console.game.record import action_to_json
 from console.play.app import ConsoleApp
 from console.store.games import GameStore
-from console.view.render import render
-from console.view.timeline import ATTRACT_AFTER_S, replay_timeline
+from console.view import font
+from console.view.render import ROOM_CODE_Y, render
+from console.view.timeline import ATTRACT_AFTER_S, attract_frame, replay_timeline
 from console.view.ui import Ui
 from hal.inputs.events import PRESS, InputEvent
 from hal.inputs.script import parse_script
@@ -65,6 +66,23 @@ def test_the_idle_board_plays_the_last_games_reveals_then_breathes_again(config,
     app.tick(later)
     assert app.driver.last_frame == render(None, app.ui, later)
     assert app.ui.screen == "idle"  # the loop changed what was drawn, not the console's state
+
+
+def test_the_room_code_for_the_phones_stays_on_during_the_loop(config, game):
+    _, final, record = game
+    reveals = replay_timeline(record).reveals()
+    ui = Ui(room_code="HKPR")
+    t = ATTRACT_AFTER_S + 1.0
+    frame = attract_frame(reveals, ui, t)
+    scene = reveals.frame(1.0)
+    idle = render(None, ui, t)  # the idle board shows the code in the same box
+    box = font.text_width("HKPR") + 2
+    x0, y0 = (30 - box) // 2, ROOM_CODE_Y - 1
+    inside = {(x, y) for x in range(x0, x0 + box) for y in range(y0, y0 + font.GLYPH_HEIGHT + 2)}
+    for y in range(16):
+        for x in range(32):
+            assert frame.get(x, y) == (idle if (x, y) in inside else scene).get(x, y), (x, y)
+    assert attract_frame(reveals, ui, 1.0) is None  # the board itself for the first ATTRACT_AFTER_S
 
 
 def test_a_touch_stops_the_attract_loop(config, game):

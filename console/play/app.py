@@ -21,7 +21,7 @@ from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import StoreError
-from console.view.timeline import Timeline, attract_scene, replay_timeline
+from console.view.timeline import Timeline, attract_frame, replay_timeline
 from console.play.remote import Chore, RemoteCommand, handle_remote
 from console.store.format import NotDurableError
 from console.view.ui import Ui
@@ -279,12 +279,12 @@ class ConsoleApp:
 
     def _push(self, now: float) -> None:
         layout = self.panel.layout
-        game, ui, t = self.game, self.ui, now
-        if ui.screen == "idle" and self.attract is not None:
-            shown = attract_scene(self.attract, ui, now - max(ui.since, self._last_input))
-            if shown is not None:
-                game, ui, t = shown
-        frame = render(game, ui, t, layout.width, layout.height)
+        frame = None
+        if self.ui.screen == "idle" and self.attract is not None:
+            idle_s = now - max(self.ui.since, self._last_input)
+            frame = attract_frame(self.attract, self.ui, idle_s, layout.width, layout.height)
+        if frame is None:
+            frame = render(self.game, self.ui, now, layout.width, layout.height)
         if self.panel.show(frame):
             self.stats.frames_pushed += 1
             if self.publisher is not None:

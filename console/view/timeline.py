@@ -20,7 +20,8 @@ from typing import Iterable, Iterator
 
 from console.game import rules
 from console.game.rules import Action, GameState, Next, Place, SkipClue, TakeBack
-from console.view.render import render
+from console.view import screens
+from console.view.render import ROOM_CODE_Y, render
 from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
 from hal.frame import Frame
 
@@ -108,6 +109,18 @@ def attract_scene(reveals: Timeline, ui: Ui, idle_s: float) -> tuple[GameState, 
     scene = reveals.scene_at(t)
     shown = replace(scene.ui, store_online=ui.store_online, hold_progress=ui.hold_progress)
     return scene.game, shown, t
+
+
+def attract_frame(reveals: Timeline, ui: Ui, idle_s: float, width: int = 32, height: int = 16) -> Frame | None:
+    """The attract loop's frame after `idle_s` seconds untouched on the idle board, or None while
+    the board itself shows. The phones' room code stays on it, as on the idle board."""
+    shown = attract_scene(reveals, ui, idle_s)
+    if shown is None:
+        return None
+    frame = render(*shown, width, height)
+    if ui.room_code:
+        screens.room_code(frame, ROOM_CODE_Y, ui.room_code)
+    return frame
 
 
 def timed(scenes: Iterable[Scene]) -> Timeline:
