@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from console.game.board import Cell
@@ -132,8 +133,6 @@ def test_the_sim_page_refuses_what_is_not_a_press(console):
 
 
 def test_another_sites_page_cannot_open_the_stream(console):
-    from websockets.exceptions import InvalidStatus
-
     with pytest.raises(InvalidStatus):
         connect(console.url.replace("http", "ws") + "/sim/ws", origin="http://evil.test", open_timeout=WAIT_S)
 
@@ -245,3 +244,12 @@ def test_a_replay_asks_for_moments_as_numbers(console, stored_game):
         assert frame == live_view(32, 16, console.app.stage.seen(timeline.frame(timeline.duration)))
         ws.send(json.dumps({"t": timeline.duration}))
         assert json.loads(ws.recv(timeout=WAIT_S))["t"] == "shown"  # the same frame is not sent again
+
+
+def test_on_the_box_the_panel_is_served_but_not_the_simulators_controls(browser):
+    with BrowserConsole(browser, controls=False) as box:  # what `play` serves with web.enabled
+        page = box.page("/panel")
+        box.wait_for_dots(page, box.expected_dots())
+        assert page.request.get(f"{box.url}/sim").status == 404
+        with pytest.raises(InvalidStatus):
+            connect(box.url.replace("http", "ws") + "/sim/ws", origin=box.url, open_timeout=WAIT_S)
