@@ -3,14 +3,16 @@ moment parser return a valid answer or their one error, never anything else."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console.web.panel import PanelMessageError, parse_press
+from console.web.panel import PanelMessageError, Throttle, parse_press
 from console.web.replay import ReplayError, parse_time
 from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent
+from tests.fakes import FakeClock
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
@@ -40,3 +42,24 @@ def test_any_text_is_a_moment_of_the_game_or_one_clear_refusal(text, duration):
         assert str(exc)
         return
     assert 0.0 <= t <= duration
+
+
+def test_a_flood_is_slowed_to_the_throttles_rate():
+    clock = FakeClock(100.0)
+    slept = []
+
+    async def sleep(seconds):
+        slept.append(round(seconds, 6))
+        clock.sleep(seconds)
+
+    throttle = Throttle(4, clock=clock, sleep=sleep)
+
+    async def flood(count):
+        for _ in range(count):
+            await throttle.wait()
+
+    asyncio.run(flood(5))
+    assert slept == [0.25] * 4 and clock() == 101.0  # five in one second at 4 a second
+    clock.sleep(10)
+    asyncio.run(flood(1))
+    assert slept == [0.25] * 4  # after a pause the next one goes through at once

@@ -42,6 +42,25 @@ PAGE = "text/html; charset=utf-8"
 ASSETS = {"/panel.js": ("panel.js", "text/javascript; charset=utf-8"),
           "/panel.css": ("panel.css", "text/css; charset=utf-8")}
 MAX_VIEWERS = 16
+MAX_PRESSES_PER_S = 200  # presses and releases: far beyond fingers; a flood waits instead of loading the loop
+
+
+class Throttle:
+    """At most `rate` things a second on one connection: `wait()` before each. A page that floods
+    is slowed down to that (its messages wait in the socket: no queue grows, and the panel's
+    loop, which shares the interpreter with the server, never feels it)."""
+
+    def __init__(self, rate: float, clock: Callable[[], float] | None = None,
+                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
+        self.period, self.next = 1.0 / rate, 0.0
+        self.clock, self.sleep = clock, sleep  # the running loop's clock by default
+
+    async def wait(self) -> None:
+        now = (self.clock or asyncio.get_running_loop().time)()
+        if self.next > now:
+            await self.sleep(self.next - now)
+            now = self.next
+        self.next = now + self.period
 
 
 class PanelMessageError(ValueError):
@@ -117,7 +136,13 @@ class PanelStream:
         await self._serve(websocket, self._refuse)
 
     async def controls(self, websocket: WebSocket) -> None:
-        await self._serve(websocket, self._press)
+        throttle = Throttle(MAX_PRESSES_PER_S)
+
+        async def press(websocket: WebSocket, text: str | None) -> None:
+            await throttle.wait()
+            await self._press(websocket, text)
+
+        await self._serve(websocket, press)
 
     async def _serve(self, websocket: WebSocket, on_text: Callable[[WebSocket, str | None], Any]) -> None:
         if not origin_allowed(websocket.headers) or self.viewers >= MAX_VIEWERS:

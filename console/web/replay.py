@@ -30,7 +30,7 @@ from console.game.rules import RuleError
 from console.play.remote import Chore
 from console.store.format import StoreError
 from console.view.timeline import Timeline, replay_timeline
-from console.web.panel import PAGE, live_view
+from console.web.panel import PAGE, Throttle, live_view
 from console.web.phones import POLICY_VIOLATION, asset
 from console.web.server import origin_allowed
 from hal.output import OutputStage
@@ -38,6 +38,7 @@ from hal.output import OutputStage
 GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.:@-]{0,79}")  # the store's ids: 20240501-193012-a3f0
 STORE_WAIT_S = 5.0
 KEPT_TIMELINES = 4
+MAX_FRAMES_PER_S = 60  # a page asks 20 a second in real time; more waits (see panel.Throttle)
 
 
 class ReplayError(Exception):
@@ -94,7 +95,7 @@ class ReplayRoom:
             await websocket.send_text(json.dumps({"t": "refused", "why": str(exc)}))
             await websocket.close()
             return
-        sent = None
+        sent, throttle = None, Throttle(MAX_FRAMES_PER_S)
         try:
             while True:
                 raw = await websocket.receive()
@@ -105,6 +106,7 @@ class ReplayRoom:
                 except ReplayError as exc:
                     await websocket.send_text(json.dumps({"t": "refused", "why": str(exc)}))
                     continue
+                await throttle.wait()
                 frame = timeline.frame(t, self.stage.layout.width, self.stage.layout.height)
                 message = live_view(frame.width, frame.height, self.stage.seen(frame))
                 if message != sent:
