@@ -4,6 +4,7 @@ reported as one `FILE:LINE: key.path: message` line."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import pathlib
 import re
@@ -454,3 +455,12 @@ def test_a_fifo_or_a_device_is_refused_without_waiting(tmp_path, no_etc, kind):
 def test_an_empty_config_path_is_an_error(no_etc):
     with pytest.raises(ConfigError, match="no file name given"):
         load("", no_etc)
+
+
+def test_a_config_on_stdin_is_named_stdin(no_etc, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"display:\n  fps: !!bool 2\n")))
+    with pytest.raises(ConfigError) as caught:
+        load("-", no_etc)
+    assert caught.value.problems == ("<stdin>:2: display.fps: cannot read the value '2' (tag tag:yaml.org,2002:bool)",)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"display:\n  fps: 30\n")))
+    assert load("-", no_etc).display.fps == 30

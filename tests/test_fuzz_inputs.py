@@ -9,11 +9,11 @@ measured by `hues-console bench`.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
 import time
-import io
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -74,6 +74,10 @@ BAD_RECORDS = {
     "off-board cell": START + '{"action": "place", "cell": "Z99"}\n',
     "player true": START + '{"action": "place", "cell": "A2", "player": true}\n',
     "first_giver true": '{"action": "new_game", "players": 3, "first_giver": true}\n',
+    "4000-digit player count": '{"action": "new_game", "players": ' + "9" * 4000 + "}\n",
+    "4000-digit first giver": '{"action": "new_game", "players": 3, "first_giver": ' + "9" * 4000 + "}\n",
+    "4000-digit player": START + '{"action": "place", "cell": "A2", "player": ' + "9" * 4000 + "}\n",
+    "long unknown colour": '{"action": "new_game", "players": 3, "colors": ["' + "x" * 5000 + '", "red", "blue"]}\n',
     "escape sequence": START + '{"action": "\\u001b[2J\\u001b]0;pwned\\u0007"}\n',
     "raw control characters": START + '{"action": "\x1b[2J\x07"}\n',
     "u2028 inside a line": START + '{"action": "clue"}\u2028{"action": "clue"}\n',
@@ -122,6 +126,12 @@ def test_a_bad_record_on_stdin_is_refused_the_same_way(isolated, capsys, monkeyp
     assert refused(capsys, ["replay", "-"]).startswith("<stdin>:")
 
 
+@pytest.mark.parametrize("command", ["sim", "diag"])
+def test_a_script_on_stdin_is_read_and_its_lines_named(isolated, capsys, monkeypatch, command):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xef\xbb\xbfa\nwait 1e12\n")))
+    assert refused(capsys, [command, "--headless", "--script", "-"]).startswith("<stdin>:2: a duration")
+
+
 def test_a_record_on_stdin_is_replayed(isolated, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(("\ufeff" + EXAMPLE).encode())))
     code, out, _ = run(capsys, ["replay", "-", "--json"])
@@ -146,6 +156,21 @@ def test_an_empty_output_path_is_refused(isolated, tmp_path, capsys, option):
     record, script = _write(tmp_path, EXAMPLE, "r.jsonl"), _write(tmp_path, "a\n", "s.txt")
     argv = [{"R": record, "S": script}.get(word, word) for word in option]
     assert "output file name is empty" in refused(capsys, argv)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "missing folder", "/dev/full"])
+def test_an_output_that_cannot_be_written_is_refused_without_waiting(isolated, tmp_path, capsys, kind):
+    record, script = _write(tmp_path, EXAMPLE, "r.jsonl"), _write(tmp_path, "a\n", "s.txt")
+    out = {"missing folder": str(tmp_path / "no" / "x.png")}.get(kind) or _special(tmp_path, kind)
+    for argv in (["render", "--record", record, "--png", out], ["render", "--record", record, "--json", out],
+                 ["sim", "--headless", "--script", script, "--png", out]):
+        assert refused(capsys, argv).startswith(f"{out}: cannot be written")
+
+
+def test_outputs_go_to_stdout_for_a_dash(isolated, tmp_path, capsysbinary):
+    record = _write(tmp_path, EXAMPLE, "r.jsonl")
+    assert cli.main(["render", "--record", record, "--png", "-"]) == 0
+    assert capsysbinary.readouterr().out.startswith(b"\x89PNG")
 
 
 @pytest.mark.parametrize("time_text", ["nan", "inf", "-inf", "1e308", "-1", "86401", "soon", "", "0x10"])
@@ -212,6 +237,11 @@ def test_any_record_is_replayed_or_refused_in_one_line(isolated, tmp_path, capsy
     replayed_or_refused(capsys, ["replay", path, "--json"])
 
 
+def _an_unknown_input(line: str) -> bool:
+    words = line.split("#")[0].split()
+    return bool(words) and words[0].lower() not in BUTTONS + ("hold", "wait")
+
+
 _words = st.one_of(st.sampled_from(BUTTONS + ("hold", "wait", "#", "1", "0.5")),
                    st.text(st.characters(codec="utf-8", exclude_characters="\n"), min_size=1, max_size=6))
 _good_lines = st.one_of(st.sampled_from(BUTTONS), st.builds("{} {}".format, st.sampled_from(BUTTONS),
@@ -221,9 +251,9 @@ _bad_lines = st.one_of(
     st.builds("hold {} {}".format, st.sampled_from(BUTTONS),
               st.floats(60.001) | st.floats(max_value=0) | st.sampled_from(["nan", "inf", "-0", "1e999"])),
     st.builds("wait {}".format, st.floats(3600.001) | st.just("nan") | st.just("1e999")),
-    st.lists(_words, min_size=1, max_size=4).map(" ".join).filter(
-        lambda line: line.split("#")[0].split() and line.split()[0].lower() not in BUTTONS + ("hold", "wait")),
+    st.lists(_words, min_size=1, max_size=4).map(" ".join).filter(_an_unknown_input),
 )
+
 
 
 @fuzz

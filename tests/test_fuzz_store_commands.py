@@ -22,8 +22,9 @@ ESC = "\x1b[2J\x1b]0;pwned\x07"
 
 @pytest.fixture
 def stored(rig, isolated, monkeypatch):  # noqa: F811
-    """The commands' store is the rig's; it holds a finished game and an unfinished current one."""
-    monkeypatch.setattr(session, "open_store", lambda config_path: rig.store(read_only=True))  # as the commands open it
+    """The commands' store is the rig's, read-only as `open_store` makes it for them; it holds a
+    finished game and an unfinished current one."""
+    monkeypatch.setattr(session, "open_store", lambda config_path: rig.store(read_only=True))
     store = rig.store()
     finished = play(store)
     store.finish(SUMMARY)
@@ -44,25 +45,34 @@ def _set_line(r, game, index, text):
     r.lset(_record(game), index, text)
 
 
+def _summary(**changes):
+    """Damage: the finished game's summary with `changes`."""
+    return lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, **changes}))
+
+
 DAMAGE = {
     # the meta hash
     "newer record version": lambda r, f, c: r.hset(_meta(f), "version", "2"),
     "no record version": lambda r, f, c: r.hdel(_meta(f), "version"),
     "start time not a number": lambda r, f, c: r.hset(_meta(f), "started", "soon"),
     "start time nan": lambda r, f, c: r.hset(_meta(f), "started", "nan"),
+    "end time 1e20": lambda r, f, c: r.hset(_meta(f), "ended", "1e20"),
+    "end time inf": lambda r, f, c: r.hset(_meta(f), "ended", "inf"),
+    "end time nan": lambda r, f, c: r.hset(_meta(f), "ended", "nan"),
     "summary null": lambda r, f, c: r.hset(_meta(f), "summary", "null"),
     "summary a number": lambda r, f, c: r.hset(_meta(f), "summary", "5"),
     "summary not JSON": lambda r, f, c: r.hset(_meta(f), "summary", "{oops"),
-    "winner_colors null": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": None})),
-    "winner_colors 5": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": 5})),
-    "winner_colors text": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": "red"})),
-    "winner_colors unknown": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": ["mauve"]})),
-    "winner_colors numbers": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps({**SUMMARY, "winner_colors": [1]})),
-    "escapes in the summary": lambda r, f, c: r.hset(_meta(f), "summary", json.dumps(
-        {**SUMMARY, "colors": [ESC, "blue"], "winner_colors": [ESC], "date": ESC})),
+    "summary deeply nested": lambda r, f, c: r.hset(_meta(f), "summary", "[" * 100_000),
+    "winner_colors null": _summary(winner_colors=None),
+    "winner_colors 5": _summary(winner_colors=5),
+    "winner_colors text": _summary(winner_colors="red"),
+    "winner_colors unknown": _summary(winner_colors=["mauve"]),
+    "winner_colors numbers": _summary(winner_colors=[1]),
+    "escapes in the summary": _summary(colors=[ESC, "blue"], winner_colors=[ESC], date=ESC),
     "escapes in a status": lambda r, f, c: r.hset(_meta(f), mapping={"status": ESC, "reason": ESC}),
     # the record list
     "line not JSON": lambda r, f, c: _set_line(r, f, 2, "{oops"),
+    "line deeply nested": lambda r, f, c: _set_line(r, f, 2, "[" * 100_000),
     "line with a 5000-digit number": lambda r, f, c: _set_line(r, f, 2, '{"action": "clue", "n": ' + "9" * 5000 + "}"),
     "line not an object": lambda r, f, c: _set_line(r, f, 2, '["clue"]'),
     "action not text": lambda r, f, c: _set_line(r, f, 2, '{"action": ["clue"]}'),
@@ -140,3 +150,14 @@ def test_any_stored_value_gives_a_record_or_one_line(stored, capsys, changes):
         check_export(capsys, argv)
     check_history(capsys)
     assert snapshot(rig.redis) == before
+
+
+def test_a_store_that_cannot_be_reached_is_one_line_and_exit_1(stored, capsys, caplog):
+    """An outage is not bad input (exit 1, as `history` has always said), and the read command's
+    own line is the only one: the read-only store does not log the writer's outage warning."""
+    rig, finished, _ = stored
+    rig.down()
+    for argv in (["history"], ["export"], ["export", finished]):
+        code, out, err = run(capsys, argv)
+        assert (code, out) == (1, "") and err.count("\n") == 1 and "cannot be reached" in err, err
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]

@@ -48,7 +48,7 @@ STAND_IN = """#!/bin/sh
 echo "$(basename "$0") $*" >> "$HUES_TEST_LOG"
 case "$(basename "$0") $1" in
   "systemctl --version") echo "systemd $HUES_TEST_SYSTEMD (test)" ;;
-  "python3 -m") mkdir -p "$4/bin" && cp "$0" "$4/bin/pip" && cp "$0" "$4/bin/hues-console" ;;  # -m venv
+  "python3 -m") mkdir -p "$4/bin" && for f in pip python hues-console; do cp "$0" "$4/bin/$f"; done ;;  # -m venv
   "id "*) exit 1 ;;  # there is no user `hues` yet
 esac
 """
@@ -123,7 +123,8 @@ def release_lines(root: Path) -> tuple[str, list[str]]:
         f"{pip} --require-hashes --no-deps -r {REPO}/requirements/pi-build.txt",
         f"{pip} --require-hashes --no-deps --no-build-isolation --use-pep517 -r {REPO}/requirements/pi.txt",
         f"{pip} --no-deps --no-index --no-build-isolation --use-pep517 {REPO}",
-        f"{root}{release}/bin/pip check",
+        f"{root}{release}/bin/python -c import console.commands.main, yaml, redis, fakeredis, gpiozero, "
+        "lgpio, PIL.Image, rpi_ws281x",
     ]
 
 
@@ -256,7 +257,8 @@ def test_install_on_a_pi5_then_again_keeps_everything(pi5):
     release, pips = release_lines(pi5.root)
     assert f"apt-get install -y {APT_PI4} polkitd" in commands
     assert f"python3 -m venv --system-site-packages {pi5.root}{release}" in commands
-    assert [c for c in commands if c.startswith("pip ")] == [line.split("/bin/", 1)[1] for line in pips]
+    assert [c for c in commands if c.startswith(("pip ", "python -c"))] == [
+        line.split("/bin/", 1)[1] for line in pips]
     assert f"hues-console check-config {pi5.root / ETC_CONFIG}" in commands
     assert os.readlink(pi5.root / "opt/hues-console/current") == release
     assert "systemctl restart redis-server" in commands
@@ -264,8 +266,8 @@ def test_install_on_a_pi5_then_again_keeps_everything(pi5):
     assert commands[-2:] == ["systemctl daemon-reload", "systemctl enable hues-console.service"]
 
     config = load_config(str(pi5.root / ETC_CONFIG))
-    assert config.store.url == "unix://hues@/run/redis/redis-server.sock?db=0"  # the phones' server on the box's network
-    assert (config.web.enabled, config.web.address) == (True, "0.0.0.0")  # and the rest as the default:
+    assert config.store.url == "unix://hues@/run/redis/redis-server.sock?db=0"  # the phones' server on
+    assert (config.web.enabled, config.web.address) == (True, "0.0.0.0")  # the box's network, the rest as the default:
     assert dataclasses.replace(config, store=DEFAULT.store, web=DEFAULT.web, source=DEFAULT.source) == DEFAULT
     etc = pi5.root / "etc"
     assert (etc / "systemd/system/hues-console.service").read_text() == UNIT.read_text()
@@ -671,3 +673,13 @@ def test_the_pinned_requirements_and_the_os_cover_every_dependency():
     assert names - set(pinned) - set(from_apt) == set()
     assert not any(line.strip() and not line.startswith(("#", " ")) and "==" not in line
                    for line in text.splitlines())  # every requirement is pinned
+
+
+def test_a_pi3_the_binding_does_not_know_is_named_at_install_time(tmp_path):
+    pi = FakePi(tmp_path, "Raspberry Pi 3 Model B Rev 1.2")
+    (pi.root / "proc/device-tree/system").mkdir(parents=True)
+    (pi.root / "proc/device-tree/system/linux,revision").write_bytes(bytes.fromhex("00a52082"))
+    result = pi.install("--dry-run")
+    assert result.returncode == 0
+    assert "note: rpi-ws281x 5.0.0 does not know this board (Raspberry Pi 3 Model B Rev 1.2, " \
+           "revision 0xa52082;" in result.stderr and "docs/MAKERS.md" in result.stderr

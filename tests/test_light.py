@@ -17,7 +17,7 @@ from console.commands.wiring import output_stage
 from console.config.loader import load_config
 from console.view.palette import led_separation
 from hal.drivers import DriverError, light_response_of
-from hal.drivers.leds_dev import KERNEL_GAMMA, DeviceNotReadyError, LedsDevDriver
+from hal.drivers.leds_dev import KERNEL_GAMMA, DeviceNotReadyError, LedsDevDriver, overlay_num_leds
 from hal.frame import Frame
 from hal.layout import Layout, LayoutOptions
 from hal.light import LINEAR, LightResponse
@@ -207,3 +207,34 @@ def test_a_device_the_service_may_not_open_yet_asks_for_a_restart(kernel):
     kernel.refused = True
     with pytest.raises(DeviceNotReadyError, match="restarts"):
         LedsDevDriver(LEDS, DEVICE, files=kernel)
+
+
+def write_num_leds(tree, num_leds, name="ws2812_pio@18"):
+    node = tree / name
+    node.mkdir(parents=True)
+    (node / "rpi,num-leds").write_bytes(num_leds.to_bytes(4, "big"))  # one device-tree cell
+
+
+def test_the_overlays_num_leds_is_read_from_its_device_tree_node(tmp_path):
+    assert overlay_num_leds(str(tmp_path)) is None
+    write_num_leds(tmp_path, 600)
+    assert overlay_num_leds(str(tmp_path)) == 600
+    write_num_leds(tmp_path, 60, name="ws2812_pio@4")  # two overlays: which is ours is unknown
+    assert overlay_num_leds(str(tmp_path)) is None
+
+
+def test_a_larger_overlay_gets_whole_buffers_so_no_frame_waits_50_ms():
+    kernel = Ws2812PioStandIn(DEVICE, 600)
+    driver = LedsDevDriver(LEDS, DEVICE, num_leds=600, files=kernel)
+    driver.show(bytes([9]) * (LEDS * 3), Frame(32, 16))
+    driver.close()
+    assert kernel.delayed == 0 and kernel.frames == 3  # brightness, frame, clear
+    unpadded = Ws2812PioStandIn(DEVICE, 600)
+    LedsDevDriver(LEDS, DEVICE, files=unpadded).show(bytes(LEDS * 3), Frame(32, 16))
+    assert unpadded.delayed == 1  # what an unknown num_leds costs
+
+
+def test_the_num_leds_error_names_the_overlays_value():
+    driver = LedsDevDriver(LEDS, DEVICE, num_leds=60, files=Ws2812PioStandIn(DEVICE, 60))
+    with pytest.raises(DriverError, match=r"leds0 \(num_leds=60\) holds fewer LEDs than the panel's 512"):
+        driver.show(bytes(LEDS * 3), Frame(32, 16))

@@ -130,3 +130,15 @@ def test_a_device_that_a_restart_picks_up_exits_75_so_systemd_restarts(tmp_path,
 
     assert run_interactive(config, False, "play", build) == os.EX_TEMPFAIL == 75
     assert "appeared after the service started" in capsys.readouterr().err
+
+
+def test_diag_starts_with_the_boot_time_line(tmp_path, capsys, monkeypatch):
+    from console.commands.common import UsageError
+    from console.commands.diag import diag_main
+
+    config = tmp_path / "console.yaml"
+    config.write_text("store:\n  url: memory://\n")
+    monkeypatch.setattr("sys.stdin", open(os.devnull))  # no terminal: the keyboard cannot open
+    with pytest.raises(UsageError):
+        diag_main(str(config), simulator=True, script=None, png=None)
+    assert capsys.readouterr().out.startswith("boot to first frame: not measured yet")

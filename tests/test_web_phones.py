@@ -154,18 +154,27 @@ def test_the_host_pin_makes_any_admitted_phone_the_host():
         assert guest.view(lambda v: v["host"])["seat"] == 1
 
 
-def test_a_console_restart_keeps_the_seats(redis_server):
+def test_a_console_restart_keeps_the_seats_and_the_game(redis_server):
     with PhoneTable(store_url=redis_server.url) as table:
-        phone = table.phone().join(table.code, 3)
-        token = phone.token
-        table.wait_until(lambda: table.app.store.get_setting("phone_seats") is not None)
+        phones = seated_three(table)
+        card = phones[0].view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+        phones[0].send("choose", cell=card[0])
+        phones[1].view(lambda v: v["game"]["phase"] == "clue1")
+        tokens = [phone.token for phone in phones]
+        table.wait_until(lambda: len(table.app.store.get_setting("phone_seats") or []) == 3)
     with PhoneTable(store_url=redis_server.url) as table:
-        again = table.phone()
-        again.send("resume", token=token)
-        assert again.expect("seated")["seat"] == 3
-        assert again.view(lambda v: v["seat"] == 3)["host"] is True
+        again = [table.phone() for _ in tokens]
+        for phone, token in zip(again, tokens):
+            phone.send("resume", token=token)
+        assert [phone.expect("seated")["seat"] for phone in again] == [0, 1, 2]
+        assert again[0].view(lambda v: v["seat"] == 0)["host"] is True
+        again[0].send("clue")
+        assert again[0].refusal().startswith("the panel asks whether to carry on the stored game")
+        table.press("a")  # the host resumes on the panel
+        again[0].send("clue")
+        again[1].view(lambda v: v["game"]["phase"] == "guess1")
         kept = table.app.store.get_setting("phone_seats")
-        assert token not in str(kept)  # only the token's digest is stored
+        assert not any(token in str(kept) for token in tokens)  # only the tokens' digests are stored
 
 
 def test_phones_and_the_joystick_mix(table):
@@ -191,3 +200,19 @@ def test_in_free_the_giver_picks_any_cell(table):
     giver.send("choose", cell="P30")
     assert giver.view(lambda v: v["game"]["phase"] == "clue1")["you"]["target"] == "P30"
     assert others[0].view(lambda v: v["game"]["phase"] == "clue1")["you"] == {"card": None, "target": None, "free": False}
+
+
+def test_the_first_messages_of_a_new_connection_carry_no_secret(table):
+    """boardgame.io #1159: a secret leaked through the initial state. Here the first view of a
+    connection is built like every other: a guesser reconnecting mid-round gets no card."""
+    giver, left, _ = seated_three(table)
+    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+    fresh = table.phone()
+    first = [fresh.receive(), fresh.receive()]
+    assert [m["t"] for m in first] == ["board", "view"] and first[1]["you"] is None
+    assert first[1]["game"]["phase"] == "choose_target" and first[1]["game"]["target"] is None
+    fresh.send("resume", token=left.token)
+    assert fresh.view(lambda v: v["seat"] == 1)["you"]["card"] is None
+    again = table.phone()
+    again.send("resume", token=giver.token)
+    assert again.view(lambda v: v["seat"] == 0)["you"]["card"] == card

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import urllib.error
 import urllib.request
 
@@ -198,7 +199,9 @@ def test_a_phone_that_floods_without_reading_is_dropped():
     async def connect_it():
         await PhoneConnection(room, stuck).run()
 
-    asyncio.run(connect_it())
+    thread = threading.Thread(target=asyncio.run, args=(connect_it(),))  # its own loop, whatever
+    thread.start()  # else runs in this thread (Playwright's sync API keeps one there)
+    thread.join(10)
     assert stuck.closed_with == 1008 and next(stuck.messages, None) is not None  # dropped before the end
 
 

@@ -33,6 +33,7 @@ class Ws2812PioStandIn:
         self.pixbuf = bytearray(num_leds * PIXEL_BYTES)
         self.write_end = 0
         self.frames = 0            # buffers sent to the LEDs
+        self.delayed = 0           # frames sent only 50 ms later (the write left the buffer short)
         self._positions: dict[int, int] = {}
         self._next_fd = 100
 
@@ -67,7 +68,8 @@ class Ws2812PioStandIn:
             pos += count
             self.write_end = pos
         self._positions[fd] = pos
-        self.frames += 1  # the deferred work sends the buffer (at once when it is full)
+        self.frames += 1  # the deferred work sends the buffer: at once when it is full, else in HZ / 20
+        self.delayed += count != 1 and self.write_end != size
         if err:
             raise OSError(err, os.strerror(err))
         return count

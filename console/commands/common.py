@@ -3,8 +3,9 @@ writing an output file. Lives below the commands so that none of them imports `m
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
-from pathlib import Path
 
 from console.config.files import STDIN, InputFileError, input_name, read_bounded
 
@@ -29,7 +30,10 @@ def read_text(path: str, limit: int) -> str:
 
 
 def write_output(path: str, data: str | bytes) -> None:
-    """Write `data` to the file at `path`, or to standard output for `-`."""
+    """Write `data` to the file at `path`, or to standard output for `-`. Opened with O_NONBLOCK so
+    that a FIFO nobody reads is an error at once instead of a wait for ever (fifo(7): "open for
+    write-only fails with ENXIO ... unless the other end has already been opened"); the writes
+    themselves block as usual."""
     raw = data if isinstance(data, bytes) else data.encode()
     if path == STDIN:
         sys.stdout.flush()
@@ -37,6 +41,10 @@ def write_output(path: str, data: str | bytes) -> None:
         sys.stdout.buffer.flush()
         return
     try:
-        Path(path).write_bytes(raw)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb") as file:
+            file.write(raw)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot be written ({exc.strerror or exc.__class__.__name__})") from None
+        problem = "a pipe nobody reads" if exc.errno == errno.ENXIO else exc.strerror or exc.__class__.__name__
+        raise UsageError(f"{path}: cannot be written ({problem})") from None

@@ -265,9 +265,8 @@ class _OneLineFormatter(logging.Formatter):
 
 
 def escaped_log_handler(stream, fmt: str = "%(message)s") -> logging.Handler:
-    """Log lines as Python prints them by default (the message alone, warnings and worse), but
-    escaped: a warning quotes what the store holds (a game id...), which must not reach the
-    terminal or the journal raw."""
+    """Log lines in the format `fmt`, escaped on one line: a warning quotes what the store holds
+    (a game id...), which must not reach the terminal or the journal raw."""
     handler = logging.StreamHandler(stream)
     handler.setFormatter(_OneLineFormatter(fmt))
     return handler

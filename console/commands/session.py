@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import atexit
 import json
-import random
 import os
+import random
 import signal
 import sys
 from typing import Callable

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from console.config.files import InputFileError, read_bounded
+from console.config.files import InputFileError, input_name, read_bounded
 from console.config.schema import (
     CONFIG_SECTION, Config, Invalid, Path, Section, cross_key_problems, describe, format_path,
     setting_paths,
@@ -234,8 +234,9 @@ def load_config(path: str | None = None, environ: Mapping[str, str] = os.environ
     if user_path == "":
         raise ConfigError(["--config '': no file name given (an empty path)"])
     sources = [packaged_default()] + ([FilePath(user_path)] if user_path is not None else [])
-    problems = _Problems([str(source) for source in sources])
-    documents = [_Document(str(source), problems) for source in sources]
+    names = [input_name(str(source)) for source in sources]  # `-` (stdin) is named <stdin>
+    problems = _Problems(names)
+    documents = [_Document(name, problems) for name in names]
     for document, source in zip(documents, sources):
         document.read(source)
     if any(document.data is None for document in documents):

@@ -205,17 +205,19 @@ def replay(actions: Iterable[Action]) -> GameState:
 
 def _new_game(a: NewGame) -> GameState:
     if not MIN_PLAYERS <= a.players <= MAX_PLAYERS:
-        raise RuleError(f"Hues and Cues is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {a.players}")
+        raise RuleError(
+            f"Hues and Cues is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {brief_repr(a.players)}")
     if not 0 <= a.first_giver < a.players:
-        raise RuleError(f"first_giver must be a player from 0 to {a.players - 1}, not {a.first_giver}")
+        raise RuleError(
+            f"first_giver must be a player from 0 to {a.players - 1}, not {brief_repr(a.first_giver)}")
     if a.variant not in VARIANTS:
-        raise RuleError(f"variant must be 'cards' or 'free', not {a.variant!r}")
+        raise RuleError(f"variant must be 'cards' or 'free', not {brief_repr(a.variant)}")
     colors = DEFAULT_COLOR_NAMES[: a.players] if a.colors is None else tuple(a.colors)
     if len(colors) != a.players:
         raise RuleError(f"colors names {len(colors)} colours for {a.players} players")
     unknown = [c for c in colors if c not in DEFAULT_COLOR_NAMES]
     if unknown:
-        raise RuleError(f"unknown pawn colour {unknown[0]!r} (choose from {', '.join(DEFAULT_COLOR_NAMES)})")
+        raise RuleError(f"unknown pawn colour {brief_repr(unknown[0])} (choose from {', '.join(DEFAULT_COLOR_NAMES)})")
     if len(set(colors)) != len(colors):
         raise RuleError("two players have the same pawn colour")
     state = GameState(
@@ -267,7 +269,7 @@ def _skip_clue(state: GameState, _: SkipClue) -> GameState:
 def _place(state: GameState, a: Place) -> GameState:
     who = state.to_place[0]
     if a.player is not None and a.player != who:
-        raise RuleError(f"it is player {who}'s turn, not player {a.player}'s")
+        raise RuleError(f"it is player {who}'s turn, not player {brief_repr(a.player)}'s")
     if state.occupied(a.cell):
         raise RuleError(f"{a.cell} already has a pawn")
     state = replace(state, pawns=state.pawns + (Pawn(who, a.cell),), to_place=state.to_place[1:])

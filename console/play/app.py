@@ -219,10 +219,11 @@ class ConsoleApp:
             command.reply(str(exc))
             return
         self._last_input = now
-        self._take_step(step, now)
-        command.reply(None)
+        taken = self._take_step(step, now)
+        command.reply(None if taken else "the box could not store that move (its disk is full): it is not taken")
 
-    def _take_step(self, step: controller.Step, now: float) -> None:
+    def _take_step(self, step: controller.Step, now: float) -> bool:
+        """Store the step's actions, then show it; False when the store refused some of them."""
         before_game, before_ui = self.game, self.ui
         if step.abandon:
             self.store.abandon()
@@ -231,7 +232,7 @@ class ConsoleApp:
             self.game = kept
             self.ui = before_ui if kept is before_game else controller.screen_for(kept, before_ui, now)
             self.ui = replace(self.ui, disk_full=True)
-            return
+            return False
         self.game, self.ui = step.game, step.ui
         if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
             self.ui = replace(self.ui, room_code=self.room_codes())
@@ -243,6 +244,7 @@ class ConsoleApp:
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
+        return True
 
     def _store_actions(self, actions, game: GameState | None) -> GameState | None:
         """Store each action; None when all are durable, else the state the durable ones reach."""

@@ -56,7 +56,9 @@ def handle_remote(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, 
         if not cmd.host:
             raise RuleError("only the host can do that (the first seat taken, or whoever gave the host PIN)")
         return _new_game(game, ui, cmd, t, rng) if cmd.verb == "new_game" else _brightness(game, ui, cmd)
-    if game is None or rules.is_terminal(game) or ui.screen in ("idle", "setup", "resume", "brightness"):
+    if ui.screen == "resume":
+        raise RuleError("the panel asks whether to carry on the stored game: answer there, or the host starts a new one")
+    if game is None or rules.is_terminal(game) or ui.screen in ("idle", "setup", "brightness"):
         raise RuleError("no game is under way: the host starts one")
     if cmd.seat >= game.players:
         raise RuleError(f"this game has {game.players} players: your colour is watching")
@@ -100,7 +102,7 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
     if ui.screen not in ("reveal", "tiebreak"):
         rules.apply(game, Next())  # the engine's refusal says what the game waits for
         raise RuleError("next is not possible now")
-    return controller.handle(game, ui, "a", t, random.Random(0))
+    return controller.handle(game, ui, "a", t, rng)
 
 
 def _new_game(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:

@@ -56,6 +56,3 @@ class SystemdNotifier:
         if self.ping_every_s is not None and now - self._last_ping >= self.ping_every_s:
             self._last_ping = now
             self.send("WATCHDOG=1")
-
-    def stopping(self) -> None:
-        self.send("STOPPING=1")

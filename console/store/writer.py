@@ -328,7 +328,7 @@ class JournalledWriter:
             self._checked = True
 
     def _fail(self, error: Exception) -> None:
-        if self._online:
+        if self._online and not self.read_only:  # a read command says so itself, in one line
             log.warning("game store %s is unreachable (%s); keeping actions in the journal", self.url, error)
         self._retry_delay = FIRST_RETRY_S if self._online else min(self._retry_delay * 2, MAX_RETRY_S)
         self._retry_at = None

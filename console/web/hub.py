@@ -35,7 +35,8 @@ class Hub:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._subscribers: dict[int, tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = {}
+        # key -> (loop, wake, wants states, wants frames)
+        self._subscribers: dict[int, tuple[asyncio.AbstractEventLoop, Callable[[], None], bool, bool]] = {}
         self._next_id = 0
         self.snapshot = Snapshot(0, None, Ui(), 0.0)
         self.frame: Frame | None = None  # the last frame pushed to the panel; never mutated after
@@ -46,24 +47,26 @@ class Hub:
     def publish_state(self, game: GameState | None, ui: Ui, now: float) -> None:
         with self._lock:
             self.snapshot = Snapshot(self.snapshot.version + 1, game, ui, now)
-        self._wake()
+        self._wake(frame=False)
 
     def publish_frame(self, frame: Frame) -> None:
         with self._lock:
             self.frame = frame
             self.frame_version += 1
-        self._wake()
+        self._wake(frame=True)
 
     # --- the server's side -----------------------------------------------------------------
 
-    def subscribe(self, wake: Callable[[], None], loop: asyncio.AbstractEventLoop | None = None) -> Callable[[], None]:
-        """Call `wake()` on `loop` (the running one by default) after each publish; returns the
+    def subscribe(self, wake: Callable[[], None], loop: asyncio.AbstractEventLoop | None = None, *,
+                  states: bool = True, frames: bool = True) -> Callable[[], None]:
+        """Call `wake()` on `loop` (the running one by default) after each published state
+        and/or frame (phones want states only: frames change with every blink); returns the
         function that unsubscribes."""
         loop = loop or asyncio.get_running_loop()
         with self._lock:
             key = self._next_id
             self._next_id += 1
-            self._subscribers[key] = (loop, wake)
+            self._subscribers[key] = (loop, wake, states, frames)
 
         def unsubscribe() -> None:
             with self._lock:
@@ -76,9 +79,10 @@ class Hub:
         with self._lock:
             return len(self._subscribers)
 
-    def _wake(self) -> None:
+    def _wake(self, frame: bool) -> None:
         with self._lock:
-            targets = list(self._subscribers.values())
+            targets = [(loop, wake) for loop, wake, states, frames in self._subscribers.values()
+                       if (frames if frame else states)]
         for loop, wake in targets:
             try:
                 loop.call_soon_threadsafe(wake)

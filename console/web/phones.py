@@ -108,9 +108,10 @@ class PhoneConnection:
         self.outbox.put_nowait(message)
 
     async def run(self) -> None:
-        unsubscribe = self.room.hub.subscribe(self.wake, self.loop)
+        unsubscribe = self.room.hub.subscribe(self.wake, self.loop, frames=False)  # not every blink
         writer = asyncio.create_task(self._write())
         self.send(board_message())
+        self.wake()  # the first view: built like every later one (no separate initial state)
         try:
             await self._read()
         finally:

@@ -23,10 +23,10 @@ def _ws281x(settings: dict, layout: Layout) -> Driver:
 
 
 def _leds_dev(settings: dict, layout: Layout) -> Driver:
-    from hal.drivers.leds_dev import DEFAULT_DEVICE, LedsDevDriver
+    from hal.drivers.leds_dev import DEFAULT_DEVICE, LedsDevDriver, overlay_num_leds
 
     chosen = driver_settings("leds-dev", settings, dict(device=DEFAULT_DEVICE))
-    return LedsDevDriver(layout.led_count, **chosen)
+    return LedsDevDriver(layout.led_count, **chosen, num_leds=overlay_num_leds())
 
 
 def _sim_terminal(settings: dict, layout: Layout) -> Driver:

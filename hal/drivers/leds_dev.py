@@ -17,6 +17,9 @@ What the kernel does with the bytes, as raspberrypi/linux drivers/misc/ws2812-pi
 - a write longer than `num_leds` * 4 bytes fails with EFBIG, one past the end of the buffer
   with ENOSPC (a short write never happens), so either means the overlay's `num_leds` is too
   small for the panel;
+- a write that does not fill the whole buffer is shown only 50 ms later (`HZ / 20`, the rest
+  blanked), so when the overlay's `num_leds` (read from its device-tree node) is larger than the
+  panel, each frame is padded with dark LEDs to the whole buffer and shown at once;
 - the file position moves on with each write, so each frame is written as `cat frame >
   /dev/leds0` would: open, one write, close (an open costs microseconds).
 
@@ -29,6 +32,7 @@ out of DeviceAllow=) is a `DeviceNotReadyError`: a restart of the service fixes 
 from __future__ import annotations
 
 import errno
+import glob
 import math
 import os
 import time
@@ -42,6 +46,7 @@ DEFAULT_DEVICE = "/dev/leds0"
 BYTES_PER_LED = 4
 FULL_BRIGHTNESS = b"\xff"  # the kernel driver's 1-byte brightness write
 DEVICE_WAIT_S = 30.0
+DEVICE_TREE = "/proc/device-tree"
 DEVICE_POLL_S = 0.5
 
 KERNEL_GAMMA = LightResponse(
@@ -52,6 +57,20 @@ KERNEL_GAMMA = LightResponse(
 
 class DeviceNotReadyError(DriverError):
     """The LED device exists but this process may not open it yet: restarting the service fixes it."""
+
+
+def overlay_num_leds(device_tree: str = DEVICE_TREE) -> int | None:
+    """The `num_leds` of the one ws2812-pio overlay: its node's `rpi,num-leds`, one big-endian
+    32-bit cell (ws2812-pio-overlay.dts); None without exactly one such node."""
+    paths = glob.glob(os.path.join(glob.escape(device_tree), "ws2812_pio@*", "rpi,num-leds"))
+    if len(paths) != 1:
+        return None
+    try:
+        with open(paths[0], "rb") as file:
+            cell = file.read(8)
+    except OSError:
+        return None
+    return int.from_bytes(cell, "big") if len(cell) == 4 else None
 
 
 def is_pi5_family(model: str) -> bool:
@@ -66,15 +85,16 @@ class LedsDevDriver(Driver):
 
     light_response = KERNEL_GAMMA
 
-    def __init__(self, led_count: int, device: str = DEFAULT_DEVICE, *, files=os,
-                 wait_s: float = DEVICE_WAIT_S, clock: Callable[[], float] = time.monotonic,
+    def __init__(self, led_count: int, device: str = DEFAULT_DEVICE, *, num_leds: int | None = None,
+                 files=os, wait_s: float = DEVICE_WAIT_S, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep):
         self.device = device
         self.led_count = led_count
+        self.num_leds = num_leds  # the overlay's, when known
         self._files = files
         self._closed = False
-        # R, G and B are copied in with stride-4 slices; W stays 0.
-        self._words = bytearray(led_count * BYTES_PER_LED)
+        # R, G and B are copied in with stride-4 slices; W and any padding LEDs stay 0.
+        self._words = bytearray(max(led_count, num_leds or 0) * BYTES_PER_LED)
         deadline = clock() + wait_s
         while True:
             try:
@@ -114,9 +134,10 @@ class LedsDevDriver(Driver):
 
     def _write(self, leds: bytes) -> None:
         words = self._words
-        words[0::4] = leds[0::3]
-        words[1::4] = leds[1::3]
-        words[2::4] = leds[2::3]
+        end = self.led_count * BYTES_PER_LED
+        words[0:end:4] = leds[0::3]
+        words[1:end:4] = leds[1::3]
+        words[2:end:4] = leds[2::3]
         try:
             self._write_bytes(words)
         except OSError as error:
@@ -132,8 +153,9 @@ class LedsDevDriver(Driver):
 
     def _write_error(self, error: OSError) -> DriverError:
         if error.errno in (errno.EFBIG, errno.ENOSPC):
+            overlay = f" (num_leds={self.num_leds})" if self.num_leds else ""
             return DriverError(
-                f"{self.device} holds fewer LEDs than the panel's {self.led_count}: set "
+                f"{self.device}{overlay} holds fewer LEDs than the panel's {self.led_count}: set "
                 f"num_leds={self.led_count} on the dtoverlay=ws2812-pio line in "
                 f"/boot/firmware/config.txt and reboot"
             )

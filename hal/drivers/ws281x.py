@@ -165,6 +165,14 @@ class PiProbe:
                     f"set dtparam=audio=off in /boot/firmware/config.txt and reboot")
         return f"rpi-ws281x could not start the LEDs on GPIO {pin}: {error}"
 
+    def known_to_lack(self) -> str | None:
+        """Before any start: the sentence for a board the binding is known not to know, else None
+        (the installer says it at install time)."""
+        revision = self.revision()
+        if revision not in UNKNOWN_TO_THE_BINDING:
+            return None
+        return self._unknown_board(_read_text(self.model_path).replace("\0", "").strip())
+
     def _unknown_board(self, model: str) -> str:
         revision = self.revision()
         code = "an unknown revision" if revision is None else f"revision 0x{revision:06x}"

@@ -53,17 +53,25 @@ function show(id, on) { $(id).hidden = !on; }
 function cellName(i) { return "ABCDEFGHIJKLMNOP"[Math.floor(i / 30)] + (i % 30 + 1); }
 function cellIndex(name) { return "ABCDEFGHIJKLMNOP".indexOf(name[0]) * 30 + Number(name.slice(1)) - 1; }
 
+// A coloured tile (a board cell, a card swatch, a seat): DOM, never canvas, whose pixels
+// privacy-protecting browsers add noise to.
+function tile(tag, className, background, title, onclick) {
+  const el = document.createElement(tag);
+  el.className = className;
+  el.style.background = background;
+  el.title = title;
+  if (onclick) el.onclick = onclick;
+  return el;
+}
+
 function buildBoard() {
   const grid = $("board");
   grid.replaceChildren();
   board.colors.forEach((color, i) => {
-    const cell = document.createElement("div");
-    cell.className = "cell";
-    cell.style.background = color;
-    cell.dataset.cell = cellName(i);
+    const name = cellName(i);
+    const cell = tile("div", "cell", color, name, () => tapCell(name));
+    cell.dataset.cell = name;
     cell.setAttribute("role", "gridcell");
-    cell.title = cell.dataset.cell;
-    cell.onclick = () => tapCell(cell.dataset.cell);
     grid.append(cell);
   });
 }
@@ -75,10 +83,8 @@ function tapCell(name) {
 }
 
 function swatch(name, label) {
-  const el = document.createElement("div");
-  el.className = "swatch";
+  const el = tile("div", "swatch", board ? board.colors[cellIndex(name)] : "#000", name);
   el.dataset.cell = name;
-  el.style.background = board ? board.colors[cellIndex(name)] : "#000";
   const text = document.createElement("span");
   text.textContent = label || name;
   el.append(text);
@@ -106,13 +112,9 @@ function renderSeats() {
   const list = $("seat-list");
   list.replaceChildren();
   view.colors.forEach((color, seat) => {
-    const b = document.createElement("button");
-    b.className = "seat";
+    const b = tile("button", "seat", pawnColor(color), color, () => send("take", { seat }));
     b.dataset.seat = seat;
-    b.title = color;
-    b.style.background = pawnColor(color);
     b.disabled = view.taken.includes(seat);
-    b.onclick = () => send("take", { seat });
     list.append(b);
   });
 }
@@ -193,15 +195,13 @@ function paintBoard(g) {
     cell.classList.add("pawn");
     cell.style.setProperty("--pawn", pawnColor(g.colors[player]));
   }
-  const mine = view.you && view.you.cursor;
-  const cursor = g.turn === view.seat ? (g.cursor || mine) : mine;
-  if (cursor) cells[cellIndex(cursor)].classList.add("cursor");
+  if (g.cursor) cells[cellIndex(g.cursor)].classList.add("cursor");  // the panel's cursor
   if (g.target) cells[cellIndex(g.target)].classList.add("target");
 }
 
 function myCursor() {
   const g = view && view.game;
-  return (view && view.you && view.you.cursor) || (g && g.turn === view.seat && g.cursor);
+  return g && g.turn === view.seat ? g.cursor : null;
 }
 
 document.addEventListener("DOMContentLoaded", () => {

@@ -1,0 +1,95 @@
+"""The hub between the app loop and the server, the room code on the panel, and `play` with the
+phones' server on."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from PIL import Image
+
+from console.commands import main as cli
+from console.game import rules
+from console.view.render import render
+from console.view.screens import GOLD
+from console.view.ui import Ui
+from console.web.hub import Hub
+from hal.frame import Frame
+
+
+def test_subscribers_are_woken_on_their_loop_for_what_they_asked():
+    hub = Hub()
+    woken = []
+
+    async def listen():
+        loop = asyncio.get_running_loop()
+        states = hub.subscribe(lambda: woken.append("state"), frames=False)
+        frames = hub.subscribe(lambda: woken.append("frame"), loop, states=False, frames=True)
+        await loop.run_in_executor(None, hub.publish_state, None, Ui(), 1.0)  # from another thread
+        await loop.run_in_executor(None, hub.publish_frame, Frame(32, 16))
+        await asyncio.sleep(0)
+        states()
+        hub.publish_state(None, Ui(), 2.0)
+        await asyncio.sleep(0)
+        frames()
+        return hub.subscribers
+
+    assert asyncio.run(listen()) == 0
+    assert woken == ["state", "frame"]
+    assert hub.snapshot.version == 2 and hub.snapshot.time == 2.0 and hub.frame_version == 1
+
+
+def test_a_closed_loop_does_not_stop_the_publisher():
+    hub = Hub()
+    loop = asyncio.new_event_loop()
+    hub.subscribe(lambda: None, loop)
+    loop.close()
+    hub.publish_state(None, Ui(), 0.0)  # nothing raised in the app's thread
+
+
+def gold_cells(frame) -> int:
+    return sum(frame.get(x, y) == GOLD for x in range(30) for y in range(16))
+
+
+def test_the_room_code_is_on_the_idle_board_and_in_set_up():
+    assert gold_cells(render(None, Ui(room_code="KPRT"), 1.0)) > 20
+    assert gold_cells(render(None, Ui(), 1.0)) == 0
+    setup = [render(None, Ui(screen="setup", room_code="KPRT"), t / 2) for t in range(10)]
+    assert any(gold_cells(f) > 20 for f in setup) and any(gold_cells(f) == 0 for f in setup)
+    game = rules.apply(None, rules.NewGame(players=3))
+    assert gold_cells(render(game, Ui(screen="handoff", room_code="KPRT"), 1.0)) == 0  # not during a game
+
+
+def test_play_with_the_web_on_serves_while_it_runs_and_stops_with_it(tmp_path, monkeypatch):
+    from console.commands import session
+    from hal.inputs.events import PRESS, QUIT, InputEvent
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    answered = []
+
+    class KeyboardThatChecksThePage:
+        def __init__(self, events):
+            self.events, self.polls = events, 0
+
+        def poll(self, now):
+            self.polls += 1
+            if self.polls == 2:
+                import urllib.request
+
+                answered.append(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).status)
+                self.events.put(InputEvent(QUIT, PRESS, now))
+
+    picture = tmp_path / "panel.png"
+    config = tmp_path / "console.yaml"
+    config.write_text(f"store:\n  url: memory://\nweb:\n  enabled: true\n  port: {port}\n"
+                      f"driver:\n  name: sim-png\n  sim_png:\n    path: {picture}\n    scale: 1\n")
+    monkeypatch.setattr(session, "open_keyboard", KeyboardThatChecksThePage)
+    assert cli.main(["play", "--config", str(config)]) == 0
+    assert answered == [200]
+    with socket.socket() as again:  # nobody listens there any more: the server stopped with the console
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # (a closed connection may linger)
+        again.bind(("127.0.0.1", port))
+    with Image.open(picture) as image:
+        assert image.size == (32, 16)
