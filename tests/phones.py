@@ -5,6 +5,7 @@ clients that wait for what they expect (each wait has a timeout; nothing sleeps 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import random
@@ -16,6 +17,7 @@ from websockets.sync.client import ClientConnection, connect
 from console.commands.wiring import attach_web, build_app
 from console.config.loader import load_config
 from console.play.app import ConsoleApp, run_realtime
+from console.play.remote import Chore
 from hal.inputs.events import PRESS, InputEvent
 
 WAIT_S = 5.0
@@ -74,6 +76,12 @@ class PhoneTable:
             done.wait(0.01)
         raise AssertionError("the console never got there")
 
+    def settle(self) -> None:
+        """Wait until the app loop has handled every event queued so far (the queue is FIFO)."""
+        done = threading.Event()
+        self.app.events.put(Chore(lambda store: done.set()))
+        assert done.wait(WAIT_S), "the app loop never got there"
+
     def record(self) -> list[dict]:
         return self.app.store.export()
 
@@ -94,8 +102,10 @@ class Phone:
     keeps everything received in `log`."""
 
     def __init__(self, url: str, origin: str | None = None):
+        # max_queue=None: a test reads its messages when it wants, and a full queue would stop the
+        # client reading the socket (so it would not see the server's close for close_timeout)
         self.ws: ClientConnection = connect(url.replace("http://", "ws://") + "/ws", origin=origin or url,
-                                            open_timeout=WAIT_S).__enter__()
+                                            open_timeout=WAIT_S, max_queue=None).__enter__()
         self.n = 0
         self.log: list[dict] = []
         self.token: str | None = None
@@ -145,6 +155,13 @@ class Phone:
     def refusal(self) -> str:
         return self.expect("refused")["why"]
 
+    def expect_refusal_of_text(self) -> bool:
+        """Wait for the refusal of a message that was not JSON (sent last)."""
+        while True:
+            message = self.expect("refused")
+            if message["why"] == "not a JSON message":
+                return True
+
     def join(self, code: str, seat: int) -> Phone:
         self.send("join", code=code)
         self.expect("admitted")
@@ -155,3 +172,13 @@ class Phone:
 
     def close(self) -> None:
         self.ws.close()
+
+
+def in_own_loop(coroutine):
+    """Run a coroutine on a loop of its own in a thread (Playwright's sync API, used by other
+    tests of the session, keeps a running loop in this one)."""
+    result = []
+    thread = threading.Thread(target=lambda: result.append(asyncio.run(coroutine)))
+    thread.start()
+    thread.join(10)
+    return result[0]

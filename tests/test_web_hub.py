@@ -15,6 +15,7 @@ from console.view.screens import GOLD
 from console.view.ui import Ui
 from console.web.hub import Hub
 from hal.frame import Frame
+from tests.phones import in_own_loop
 
 
 def test_subscribers_are_woken_on_their_loop_for_what_they_asked():
@@ -34,7 +35,7 @@ def test_subscribers_are_woken_on_their_loop_for_what_they_asked():
         frames()
         return hub.subscribers
 
-    assert asyncio.run(listen()) == 0
+    assert in_own_loop(listen()) == 0
     assert woken == ["state", "frame"]
     assert hub.snapshot.version == 2 and hub.snapshot.time == 2.0 and hub.frame_version == 1
 

@@ -3,7 +3,6 @@ moment parser return a valid answer or their one error, never anything else."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from hypothesis import given, settings
@@ -13,6 +12,7 @@ from console.web.panel import PanelMessageError, Throttle, parse_press
 from console.web.replay import ReplayError, parse_time
 from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent
 from tests.fakes import FakeClock
+from tests.phones import in_own_loop
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
@@ -58,8 +58,8 @@ def test_a_flood_is_slowed_to_the_throttles_rate():
         for _ in range(count):
             await throttle.wait()
 
-    asyncio.run(flood(5))
+    in_own_loop(flood(5))
     assert slept == [0.25] * 4 and clock() == 101.0  # five in one second at 4 a second
     clock.sleep(10)
-    asyncio.run(flood(1))
+    in_own_loop(flood(1))
     assert slept == [0.25] * 4  # after a pause the next one goes through at once

@@ -216,3 +216,14 @@ def test_the_first_messages_of_a_new_connection_carry_no_secret(table):
     again = table.phone()
     again.send("resume", token=giver.token)
     assert again.view(lambda v: v["seat"] == 0)["you"]["card"] == card
+
+
+def test_the_host_sets_the_brightness_from_the_phone(table):
+    host = table.phone().join(table.code, 0)
+    guest = table.phone().join(table.code, 1)
+    before = table.app.ui.brightness
+    guest.send("brightness", delta=-1)
+    assert guest.refusal().startswith("only the host can do that")
+    host.send("brightness", delta=-1)
+    table.wait_until(lambda: table.app.ui.brightness == round(before - 0.1, 2))
+    table.wait_until(lambda: table.app.store.get_setting("brightness") == table.app.ui.brightness)

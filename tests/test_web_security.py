@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import urllib.error
 import urllib.request
 
 import pytest
 from hypothesis import given, settings, strategies as st
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
 
 from console.web.hub import Hub
 from console.web.messages import FIELDS, MessageError, parse_message
 from console.web.phones import PhoneConnection, PhoneRoom
 from console.web.seats import CODE_LETTERS, Attempts, SeatBook, new_room_code
-from console.web.server import MAX_MESSAGE_BYTES, origin_allowed
+from console.web.server import MAX_MESSAGE_BYTES, host_allowed, origin_allowed
 from hal.inputs.events import EventQueue
 from tests.fakes import FakeClock
-from tests.phones import PhoneTable
+from tests.phones import PhoneTable, in_own_loop
 
 
 @pytest.fixture(scope="module")
@@ -199,9 +199,7 @@ def test_a_phone_that_floods_without_reading_is_dropped():
     async def connect_it():
         await PhoneConnection(room, stuck).run()
 
-    thread = threading.Thread(target=asyncio.run, args=(connect_it(),))  # its own loop, whatever
-    thread.start()  # else runs in this thread (Playwright's sync API keeps one there)
-    thread.join(10)
+    in_own_loop(connect_it())
     assert stuck.closed_with == 1008 and next(stuck.messages, None) is not None  # dropped before the end
 
 
@@ -210,3 +208,19 @@ def test_the_wrong_try_memory_stays_bounded():
     for i in range(5000):
         attempts.wrong(f"10.0.{i // 256}.{i % 256}")
     assert len(attempts._wrong) <= 1024 and len(attempts._all) == 30
+
+
+def test_a_public_host_name_is_refused_against_dns_rebinding(table):
+    request = urllib.request.Request(table.url + "/", headers={"Host": "evil.example:8080"})
+    try:
+        urllib.request.urlopen(request, timeout=5)
+        status = 200
+    except urllib.error.HTTPError as error:
+        status = error.code
+    assert status == 400
+    port = table.web.server.port
+    with pytest.raises(InvalidStatus):
+        connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://evil.example:{port}",
+                additional_headers={"Host": f"evil.example:{port}"}, open_timeout=5)
+    assert host_allowed("hues.local:8080") and host_allowed("192.168.1.9") and host_allowed("[fe80::1]:80")
+    assert host_allowed("hues") and not host_allowed("hues.example.com") and not host_allowed("")

@@ -114,6 +114,17 @@ def build_io(config: Config, driver_name: str, sources: Callable[[EventQueue], l
         raise
 
 
+def phone_address(config: Config, server) -> str:
+    """Where a phone at the table opens the page: the box's name for a server on every network."""
+    from console.commands.common import UsageError
+    from console.commands.sticker import box_url
+
+    try:
+        return box_url(config.web.address, server.port)
+    except UsageError:  # this computer only
+        return server.url + "/"
+
+
 def attach_web(config: Config, app: ConsoleApp, controls: bool = False):
     """With `web.enabled`: the phones' server, serving before the loop starts, publishing the
     app's states and frames, one of its sources (so it is closed with them) and a new room code
@@ -134,7 +145,7 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False):
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code
     app.sources.append(web)
-    log.info("phones: open %s", web.url)
+    log.info("phones: open %s and type the room code the panel shows", phone_address(config, web.server))
     return web
 
 

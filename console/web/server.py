@@ -10,6 +10,7 @@ own SIGTERM handling stays in charge; `stop()` asks the server to exit and waits
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
 from typing import Iterable, Sequence
@@ -17,6 +18,7 @@ from typing import Iterable, Sequence
 import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -39,12 +41,19 @@ class WebServerError(Exception):
 
 class SecurityHeaders:
     """Adds the same strict headers to every HTTP response: the pages load only their own
-    scripts, are never framed, and no address leaks in a Referer."""
+    scripts, are never framed, and no address leaks in a Referer. A request for a host name that
+    is not the box's is refused outright (see `host_allowed`)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and not host_allowed(_header(scope, b"host")):
+            if scope["type"] == "http":
+                await PlainTextResponse("not this box's address", status_code=400)(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1008})
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -61,6 +70,32 @@ def build_web_app(route_lists: Iterable[Sequence[BaseRoute]]) -> Starlette:
     """One Starlette app serving exactly the routes given, nothing else (no static folder)."""
     routes = [route for routes in route_lists for route in routes]
     return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return value.decode("latin-1")
+    return ""
+
+
+LOCAL_SUFFIXES = (".local", ".lan", ".home", ".home.arpa", ".internal", ".localhost")
+
+
+def host_allowed(host: str) -> bool:
+    """The Host a phone may name: an IP address, a bare name (the box's) or a local network name
+    (`hues.local`). A public name is refused: a page on a site whose DNS is made to point at the
+    box (DNS rebinding) would otherwise count as this server's own origin."""
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") else host
+    name = name.strip("[]").rstrip(".").lower()
+    if not name:
+        return False
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    return "." not in name or name.endswith(LOCAL_SUFFIXES)
 
 
 def origin_allowed(headers, scheme: str = "http") -> bool:

@@ -215,7 +215,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("next").onclick = () => send("next");
   $("leave").onclick = () => { send("leave"); localStorage.removeItem(TOKEN_KEY); };
   $("show-target").onclick = () => { showTarget = !showTarget; render(); };
-  $("open-host").onclick = () => { $("host").hidden = !$("host").hidden; };
+  $("open-host").onclick = () => { fillFirstGiver(); $("host").hidden = !$("host").hidden; };
   for (let p = 3; p <= 10; p++) $("h-players").add(new Option(String(p), String(p), p === 4, p === 4));
   $("h-players").onchange = fillFirstGiver;
   fillFirstGiver();
