@@ -14,7 +14,7 @@ from typing import Callable
 
 from console.game import rules
 from console.game.board import Cell
-from console.play.controller import new_game_action
+from console.play.controller import MOVES, card_step, new_game_action
 from console.game.rules import Action, ChooseTarget, Clue, GameState, Next, Place, SkipClue
 from console.view.ui import CENTRE, SetupChoices
 
@@ -69,9 +69,10 @@ def script_for(record: list[Action], start: int, script: Script | None = None,
         action = record[index]
         following = record[index + 1] if index + 1 < len(record) else None
         if isinstance(action, ChooseTarget):
-            script.press("a")  # the handoff: the giver has the controls
+            script.press("a", 2)  # the handoff: the giver has the controls, A twice
             if state.variant == "cards":
-                script.press("right", state.card_cells.index(action.cell))
+                for button in card_path(state.card_cells, state.card_cells.index(action.cell)):
+                    script.press(button)
             else:
                 script.move_to(action.cell)
             script.press("a")
@@ -97,6 +98,24 @@ def script_for(record: list[Action], start: int, script: Script | None = None,
     if rules.is_terminal(state):
         script.press("a")  # game over -> idle
     return script
+
+
+def card_path(cells: tuple[Cell, ...], goal: int) -> list[str]:
+    """The fewest joystick moves from the card's first cell to cells[goal] (breadth first)."""
+    paths = {0: []}
+    frontier = [0]
+    for _ in range(len(cells)):
+        if goal in paths:
+            break
+        frontier = [(i, paths[i] + [b]) for i in frontier for b in MOVES]
+        nxt = []
+        for i, path in frontier:
+            j = card_step(cells, i, path[-1])
+            if j not in paths:
+                paths[j] = path
+                nxt.append(j)
+        frontier = nxt
+    return paths[goal]  # a KeyError: the joystick cannot reach that cell
 
 
 def plan_game(

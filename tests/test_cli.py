@@ -74,10 +74,13 @@ def test_bad_config_stops_any_command_with_exit_2(isolated, tmp_path, capsys):
     assert "32x16" in capsys.readouterr().err
 
 
-def test_history_and_export_of_an_empty_store(isolated, capsys):
+def test_history_and_export_under_memory_say_that_memory_keeps_nothing(isolated, capsys):
     assert cli.main(["history"]) == 0
+    out = capsys.readouterr().out
+    assert "memory://, which keeps nothing" in out and "no games stored yet" not in out
     assert cli.main(["export"]) != 0  # nothing to export: said in one line
-    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "memory://, which keeps nothing" in err[0]
 
 
 def test_bench_figures_have_every_key(monkeypatch):

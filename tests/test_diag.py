@@ -235,6 +235,29 @@ def test_holding_start_two_seconds_finishes_but_a_shorter_hold_does_not(config):
     assert timeline[-1][0] == pytest.approx(6 * PERIOD + FINISH_HOLD_S, abs=PERIOD)
 
 
+@pytest.mark.parametrize("held_s, finished", [(FINISH_HOLD_S + 0.1, True), (FINISH_HOLD_S - 0.4, False)])
+def test_a_terminal_finishes_the_check_by_holding_start_through_key_repeat(config, held_s, finished):
+    """Terminals send no key release: each key repeat is a press with its release at once."""
+    app, _ = scripted_diag(config, ())
+    app.start(0.0)
+    now = 0.0
+    for _ in range(3):  # A through the first three stages
+        app.events.put(InputEvent("a", "press", now))
+        app.events.put(InputEvent("a", "release", now))
+        app.tick(now)
+        now += PERIOD
+    start = now
+    while now - start < held_s:  # the key-repeat delay, then 30 repeats a second
+        app.events.put(InputEvent("start", "press", now))
+        app.events.put(InputEvent("start", "release", now))
+        app.tick(now)
+        now += 0.5 if now == start else 1 / 30
+    for _ in range(60):
+        app.tick(now)
+        now += PERIOD
+    assert app.running != finished
+
+
 def test_q_in_the_terminal_ends_the_check_at_any_stage(config):
     app, _ = scripted_diag(config, ())
     app.start(0.0)

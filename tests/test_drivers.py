@@ -297,7 +297,7 @@ def test_terminal_draws_dots_with_the_board_coordinates():
     assert "\x1b[38;2;255;0;0m\u25cf " in output and "\x1b[38;2;1;2;3m\u25cf " in output
     lines = ANSI.sub("", output).split("\n")
     tens, units, *rows = lines
-    assert len(rows) == 17  # 16 panel rows and the status line
+    assert len(rows) == 19  # 16 panel rows, two status lines and the message line
     assert [row[0] for row in rows[:16]] == list("ABCDEFGHIJKLMNOP")
     for x in range(32):
         column = 2 + 2 * x  # where the dot of column x is drawn
@@ -315,7 +315,8 @@ def test_terminal_redraws_in_place_and_restores_the_cursor():
     second = stream.getvalue()[first:]
     assert second.startswith("\x1b[H") and HIDE_CURSOR not in second
     driver.status_line("pass to red, others look away")
-    assert stream.getvalue().endswith("\x1b[19;1H\x1b[0mpass to red, others look away\x1b[K")
+    assert stream.getvalue().endswith("\x1b[19;1H\x1b[0mpass to red, others look away\x1b[K"
+                                      "\x1b[20;1H\x1b[0m\x1b[K")  # the hint's second line cleared
     driver.close()
     assert stream.getvalue().endswith("\x1b[0m" + SHOW_CURSOR + "\n")
     size = len(stream.getvalue())
@@ -329,7 +330,7 @@ def test_terminal_status_line_set_before_the_first_frame_is_drawn_with_it():
     driver.status_line("hello")
     assert stream.getvalue() == ""
     driver.show(b"", Frame(32, 16))
-    assert ANSI.sub("", stream.getvalue()).endswith("\nhello")
+    assert ANSI.sub("", stream.getvalue()).endswith("\nhello\n\n")
 
 
 # --- PNG ---------------------------------------------------------------------------------------

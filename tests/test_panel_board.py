@@ -4,10 +4,13 @@ while clues are given and guessed (issue 10, goals 1, 2 and 4)."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from console.commands.legibility import cursor_figures, light_after, pawn_figures, ten_players
 from console.commands.wiring import build_output
@@ -20,6 +23,7 @@ from console.view.render import CURSOR_S, PAWN_S, REFUSED_S, render
 from console.view.screens import BLACK_INK, ink
 from console.view.ui import Cursor, Ui
 from tests.gameplay import c
+from tests.test_rules_properties import legal_games
 
 BOARD = board_colors()
 LEGIBLE = 0.15  # OKLab, as light: the issue's threshold for a mark on a cell
@@ -196,3 +200,29 @@ def test_the_second_clue_choice_shows_in_the_status_columns():
     assert lower[0] != lower[1] and all((255, 255, 255) in side for side in lower)
     passed = rules.apply(state, SkipClue())
     assert passed.phase == "round_over"
+
+
+def test_palette_legibility_prints_the_figures(capsys, monkeypatch, tmp_path):
+    from console.commands import main as cli
+
+    (tmp_path / "console.yaml").write_text("store:\n  url: memory://\n")
+    monkeypatch.setenv("HUES_CONFIG", str(tmp_path / "console.yaml"))
+    assert cli.main(["palette", "--legibility", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["pawn_min"] >= LEGIBLE and figures["cursor_min"] >= LEGIBLE
+    assert figures["cursor_own_colour_share"] >= 0.5 and 0.2 < figures["brightness"] < 0.4
+    assert figures["pawn_colour_alone_min"] < LEGIBLE  # a colour alone would hide: the dark phase is needed
+    assert cli.main(["palette", "--legibility"]) == 0
+    assert f"{figures['pawn_min']:.3f}" in capsys.readouterr().out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=legal_games(), cursor=st.sampled_from(ALL_CELLS), t=st.floats(0, 20))
+def test_in_any_game_the_clue_and_guess_phases_leave_470_cells_showing_their_colour_or_a_pawn(game, cursor, t):
+    _, states = game
+    for state in states:
+        if state.phase not in ("clue1", "guess1", "clue2", "guess2"):
+            continue
+        frame = render(state, Ui(screen="play", cursor=cursor, refused=cursor, refused_at=t - 0.1), t)
+        looks = {p.cell: {ink(state.colors[p.player]), (0, 0, 0)} for p in state.pawns}
+        assert sum(at(frame, x) in looks.get(x, {BOARD[x.index]}) for x in ALL_CELLS) >= 470

@@ -1,13 +1,16 @@
-"""Never lose a game: pull the plug on the console (SIGKILL) again and again over one game, and
-kill Redis itself mid-game; every acknowledged action must survive and the game must end exactly
-as it would have without the interruptions."""
+"""Never lose a game: pull the plug on the console (SIGKILL) again and again over one game, at
+every kind of moment (mid-write, during start-up, right after a resume, at the game's end), with
+Redis killed too, down at start and down at exit; every acknowledged action must survive and the
+game must end exactly as it would have without the interruptions, stored once.
+
+Redis runs with the Pi's own config/redis-hues.conf (tests/redis_server.py): its AOF, fsync and
+ACL user, nothing overridden but where its files are."""
 
 from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
+import shutil
 import time
 from pathlib import Path
 
@@ -20,10 +23,14 @@ from console.store.games import GameStore
 from console.commands.wiring import build_app
 from hal.inputs.script import parse_script
 from console.view.ui import SetupChoices
+from tests.killable import Console
 from tests.scripting import fresh_script, plan_game, script_for
 from tests.test_whole_games import first_card_cell, near_guesser, some_cell
 
-KILLS = 22
+KILLS = 52
+# How a run of the console ends (then "game-end", then "to-the-end" finish the game).
+MODES = ["mid-write"] * 3 + ["start-up", "after-resume", "with-redis", "redis-dies", "redis-down"]
+EXIT_REDIS_DOWN_AT = 20  # that run ends cleanly (its script ends) with Redis dead: the flush fails
 
 
 def write_config(tmp_path: Path, url: str) -> Path:
@@ -32,12 +39,15 @@ def write_config(tmp_path: Path, url: str) -> Path:
     return path
 
 
-def stored_game(url: str, state_dir: Path) -> list[dict]:
-    """What the console finds of the unfinished game at its next start: Redis, and the journal
-    the killed console left (taken over and written to Redis here, as the console would)."""
-    store = GameStore(url, state_dir=state_dir)
+def what_the_console_finds(url: str, state_dir: Path, scratch: Path) -> list[dict]:
+    """The unfinished game the console would offer at its next start, from Redis and from the
+    journal a killed console left, read by a store on a copy of the state directory (the same
+    console's identity and journal; the real one is left for the console to take over)."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    if state_dir.exists():
+        shutil.copytree(state_dir, scratch)
+    store = GameStore(url, state_dir=scratch)
     try:
-        assert store.flush(5.0)
         found = store.unfinished()
         return [] if found is None else found[1]
     finally:
@@ -47,50 +57,79 @@ def stored_game(url: str, state_dir: Path) -> list[dict]:
 def test_pulling_the_plug_over_and_over_loses_nothing(redis_server, tmp_path):
     seed = 11
     _, expected, record = plan_game(6, "cards", 0, seed, first_card_cell, near_guesser(seed),
-                                              passes=lambda s: s.round % 4 == 0)
+                                    passes=lambda s: s.round % 4 == 0)
     planned = [action_to_json(a) for a in record]
-    config = write_config(tmp_path, redis_server.url)
+    config, state_dir = write_config(tmp_path, redis_server.url), tmp_path / "state"
     rng = random.Random(2024)
-    kills, runs, acknowledged = 0, 0, []
+    kills, lost, acknowledged, seen = 0, 0, [], set()
     out = tmp_path / "state.json"
     while True:
-        stored = stored_game(redis_server.url, tmp_path / "state")
-        assert stored == planned[: len(stored)], "the store holds something that was never played"
-        assert len(stored) >= len(acknowledged), "an acknowledged action was lost"
-        script = (script_for(record, len(stored), resumed=True) if stored
-                  else fresh_script(record, SetupChoices(6, "cards", 0)))
-        path = tmp_path / f"inputs-{runs}.txt"
+        mode = rng.choice(MODES) if kills != EXIT_REDIS_DOWN_AT or "exit-redis-down" in seen else "exit-redis-down"
+        if mode == "redis-down" and not acknowledged:
+            mode = "mid-write"  # nothing in a journal yet: the console would have nothing to offer
+        if mode == "redis-down":
+            redis_server.kill()
+        found = what_the_console_finds(redis_server.url, state_dir, tmp_path / "scratch")
+        if not found and acknowledged:
+            break  # killed right after the game ended, once its end was stored: nothing to resume
+        lost = max(lost, len(acknowledged) - len(found))
+        assert found == planned[: len(found)], "the store holds something that was never played"
+        assert lost == 0, f"{lost} acknowledged actions were lost"
+        kill_at = len(found) + 1
+        if kills >= KILLS or len(found) >= len(planned) - 3:
+            mode, kill_at = ("game-end", len(planned)) if "game-end" not in seen else ("to-the-end", 0)
+        until = kill_at if mode == "exit-redis-down" else len(record)
+        script = (script_for(record[:until], len(found), resumed=True) if found
+                  else fresh_script(record[:until], SetupChoices(6, "cards", 0)))
+        path = tmp_path / "inputs.txt"
         path.write_text(script.text())
-        runs += 1
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "console.commands.main", "sim", "--headless", "--script", str(path),
-             "--config", str(config), "--seed", str(seed), "--report-actions", "--state-json", str(out)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parent.parent)
-        acknowledged = list(stored)
-        # pull the plug a random 1 to 6 actions into this run (never at the very end of the game)
-        kill_at = len(stored) + rng.randint(1, 6) if kills < KILLS else len(record)
-        killed = False
-        for line in proc.stdout:
+        console = Console(["sim", "--headless", "--script", str(path), "--config", str(config),
+                           "--seed", str(seed), "--report-actions", "--state-json", str(out)])
+        acknowledged = list(found)
+        if mode == "start-up":
+            time.sleep(rng.uniform(0, 0.05))  # a random moment of the start: reading the store, replaying
+            console.kill()
+        killed = mode == "start-up"
+        for line in console:
             message = json.loads(line)
             if "resumed" in message:
-                assert message["resumed"] == stored
+                assert message["resumed"] == found
+                if mode == "after-resume":
+                    console.kill()
+                    killed = True
                 continue
             acknowledged.append(message["stored"])
-            if not killed and len(acknowledged) >= kill_at and kill_at < len(record) - 1:
-                time.sleep(rng.uniform(0, 0.003))  # a random moment, mid-frame or mid-write
-                proc.kill()
+            if mode == "redis-down" and redis_server.process.poll() is not None:
+                redis_server.start()  # Redis comes back while the console plays on
+            if mode in ("redis-dies", "exit-redis-down") and len(acknowledged) == len(found) + 1:
+                redis_server.kill()  # the console plays on into its journal
+            if not killed and mode not in ("to-the-end", "exit-redis-down") and len(acknowledged) >= kill_at:
+                console.go_on()
+                time.sleep(rng.uniform(0, 0.003))  # a random moment after it: mid-frame or mid-write
+                if mode == "with-redis":
+                    redis_server.kill()
+                console.kill()
                 killed = True
-                kills += 1
-        proc.wait(timeout=60)
-        assert acknowledged == planned[: len(acknowledged)], (len(stored), len(acknowledged), len(planned), kills, killed, proc.stderr.read()[-3000:])
+        code = console.wait()
+        seen.add(mode)
+        if redis_server.process.poll() is not None:
+            redis_server.start()
+        assert acknowledged == planned[: len(acknowledged)]
+        kills += killed
         if not killed:
-            assert proc.returncode == 0, proc.stderr.read()
-            break
-    assert kills == KILLS and runs == KILLS + 1
-    assert json.loads(out.read_text()) == state_json(expected)
-    finished = GameStore(redis_server.url).history(1)[0]
+            assert code == 0, f"the console exited with {code} after a run ending {mode}"
+            if mode == "to-the-end":
+                break
+    assert kills >= KILLS and seen >= set(MODES) | {"exit-redis-down", "game-end"}
+    final = GameStore(redis_server.url, state_dir=state_dir)  # takes over what the last run left
+    assert final.flush(5.0)
+    [finished] = final.history(5)
     assert finished["scores"] == list(expected.scores) and finished["winners"] == list(expected.winners)
-    assert GameStore(redis_server.url).export(finished["game_id"]) == planned
+    assert final.export(finished["game_id"]) == planned
+    assert final.unfinished() is None
+    final.close()
+    print(f"power cut: {kills} kills of the console in one game of {len(planned)} actions, "
+          f"{lost} acknowledged actions lost; run endings: {sorted(seen)}")
 
 
 def test_redis_killed_mid_game_and_restarted(redis_server, tmp_path):

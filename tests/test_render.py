@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from console.game import rules
-from console.game.board import ALL_CELLS, COLS, ROWS, Cell, distance
+from console.game.board import ALL_CELLS, Cell, distance
 from console.view.palette import PAWN_COLORS, board_colors
 from console.view.render import CanvasError, describe, render
-from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Pawn, Place, SkipClue
+from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place, SkipClue
 from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SCREENS, SetupChoices, Ui
 from tests.gameplay import c, play_round
 
@@ -57,7 +57,7 @@ def differs(a, b, by: int = 150) -> bool:
 
 def test_board_cells_show_their_palette_colour():
     state = rules.apply(new(), ChooseTarget(new().card_cells[0]))  # clue1: no pawns, no cursor
-    frame = render(state, Ui(screen="play", since=0.0), t=3.0)  # after the CLUE banner
+    frame = render(state, Ui(screen="play", since=0.0), t=3.0)  # nothing covers the board
     assert all(at(frame, cell) == cell_rgb(cell) for cell in ALL_CELLS)
 
 
@@ -178,11 +178,11 @@ def test_the_reveal_then_shows_round_points_then_the_scoreboard():
     board_frame = render(state, ui, 0.5)
     points = render(state, ui, REVEAL_POINTS_S + 0.1)
     scores = render(state, ui, REVEAL_SCORES_S + 0.1)
-    assert at(board_frame, c("A1")) == cell_rgb(c("A1"))
+    assert at(board_frame, c("P1")) == cell_rgb(c("P1"))
     for frame in (points, scores):
         colours = set(_colours(frame))
         assert {PAWN_COLORS[name] for name in state.colors} <= colours
-        assert at(frame, c("A1")) != cell_rgb(c("A1"))
+        assert at(frame, c("P1")) != cell_rgb(c("P1"))
     assert points != scores
 
 
@@ -218,6 +218,8 @@ def _every_screen() -> list[tuple[GameState | None, Ui]]:
         (tied, Ui(screen="tiebreak")),
         (over, Ui(screen="game_over")),
         (None, Ui(screen="brightness", brightness=0.5)),
+        (new(), Ui(screen="host", menu_item=1)),
+        (new(), Ui(screen="confirm", menu_item=4, store_keeps=False)),
     ]
 
 
@@ -309,7 +311,7 @@ def test_describe_says_who_does_what():
     state = guessing({1: c("C3"), 2: c("D4"), 3: c("E5")})
     state = rules.apply(state, Clue())
     assert describe(state, Ui(screen="play")) == "Green: place your second pawn (A places)"
-    assert describe(new(), Ui(screen="handoff")) == "Pass the controls to Red, everyone else look away (A when ready)"
+    assert describe(new(), Ui(screen="handoff")) == "Pass the controls to Red, everyone else look away (A twice when ready)"
     assert "offline" in describe(None, Ui(store_online=False))
 
 

@@ -9,6 +9,7 @@ from console.game.board import parse_cell
 from console.view.render import _INK_BYTES
 from tests import browser as browsers
 from tests.phones import PhoneTable
+from tests.scripting import card_path
 
 
 def open_phone(browser, table: PhoneTable, seat: int | None = None):
@@ -33,8 +34,10 @@ def joystick_round(table: PhoneTable, card_index: int, guesses: list[str]) -> No
     table.press("a")  # the idle board: set-up
     for button in ("left", "a", "a", "right", "a", "a"):  # 3 players, cards, red first, GO
         table.press(button)
-    table.press("a")  # the hand-off: the giver takes the controls
-    table.press("right", card_index)
+    table.press("a", 2)  # the hand-off: the giver takes the controls, A twice
+    table.wait_until(lambda: table.app.ui.screen == "secret")
+    for button in card_path(table.app.game.card_cells, card_index):  # to the card's colour
+        table.press(button)
     table.press("a")  # the target
     table.press("a")  # the clue given
     cursor = parse_cell("H15")

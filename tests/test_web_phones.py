@@ -179,7 +179,7 @@ def test_a_console_restart_keeps_the_seats_and_the_game(redis_server):
 
 def test_phones_and_the_joystick_mix(table):
     phones = seated_three(table)
-    table.press("a")  # the joystick takes the hand-off: the panel's secret screen
+    table.press("a", 2)  # the joystick takes the hand-off (A twice): the panel's secret screen
     table.wait_until(lambda: table.app.ui.screen == "secret")
     table.press("a")  # and chooses the card's first colour
     phones[1].view(lambda v: v["game"]["phase"] == "clue1")

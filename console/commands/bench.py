@@ -126,7 +126,7 @@ def latency_figures(seconds: float = 4.0, fps: int = 60, web: bool = False) -> d
     driver = _TimedDriver(layout.led_count)
     app = ConsoleApp(OutputStage(layout), driver, events, [], GameStore("memory://"))
     app.start(time.monotonic())
-    app.game, app.ui = state, Ui(screen="play", cursor=Cell(3, 20))
+    app.put_on(state, Ui(screen="play", cursor=Cell(3, 20)), time.monotonic())
     stop_web = _serve_one_phone(app) if web else None
     sent: list[float] = []
 

@@ -35,6 +35,7 @@ from console.commands.wiring import SIMULATORS, build_io, store_for
 from console.play.app import BOOT_TO_FIRST_FRAME
 from hal.drivers import Driver
 from hal.frame import RGB, Frame
+from console.play.hold import Hold
 from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputEvent
 from hal.inputs.script import ScriptInput, Step
 from hal.layout import Layout
@@ -272,7 +273,7 @@ class DiagApp:
         self._pressed_at: dict[str, float] = {}  # latest press of each button, oldest first
         self._held: set[str] = set()
         self._seen: set[str] = set()
-        self._finish_down: float | None = None
+        self._finish_hold = Hold()  # counts through a terminal's key repeat too
         self._chase_panel = 0
 
     @property
@@ -294,7 +295,7 @@ class DiagApp:
         limit = stage_seconds(self.stage, self.layout.led_count)
         if limit is not None and now - self._since >= limit:
             self._enter(STAGES[STAGES.index(self.stage) + 1], now)
-        if self._finish_down is not None and _held_long_enough(now - self._finish_down):
+        if _held_long_enough(self._finish_hold.seconds(now)):
             self._finish()
         self._push(now)
 
@@ -332,15 +333,13 @@ class DiagApp:
             self._pressed_at[button] = event.time
             self._held.add(button)
             self._seen.add(button)
-            if button == FINISH_BUTTON:
-                self._finish_down = event.time
             self._say(self._press_hint(button))
         elif event.kind == RELEASE:
             self._held.discard(button)
-            if button == FINISH_BUTTON and self._finish_down is not None:
-                if _held_long_enough(event.time - self._finish_down):
-                    self._finish()
-                self._finish_down = None
+        if button == FINISH_BUTTON:
+            if event.kind == RELEASE and _held_long_enough(event.time - (self._finish_hold.since or event.time)):
+                self._finish()
+            self._finish_hold.event(event.kind, event.time)
 
     def _press_hint(self, button: str) -> str:
         pin = self.pins.get(button)
@@ -401,7 +400,7 @@ def diag_main(config_path: str | None, simulator: bool, script: str | None, png:
         return _run_scripted(config, script, png)
     if png is not None:
         raise UsageError("--png goes with diag --headless --script FILE")
-    print(boot_time_line(store_for(config).get_setting(BOOT_TO_FIRST_FRAME)), flush=True)
+    print(boot_time_line(store_for(config, read_only=True).get_setting(BOOT_TO_FIRST_FRAME)), flush=True)
     pins = dataclasses.asdict(config.input.pins)
     return run_interactive(
         config, simulator, "diag",

@@ -36,7 +36,7 @@ def light_after(stage: OutputStage) -> tuple[Light, float]:
     layout = stage.layout
     stage.process(board_frame(layout.width, layout.height))
     level = round(stage.last_brightness * 255)
-    table = stage.table(level)
+    table = stage.light_table(level)  # the light each sRGB value gives, whatever the driver
     cache: dict[RGB, Lab] = {}
 
     def light(rgb: RGB) -> Lab:
@@ -78,7 +78,9 @@ def pawn_figures(light: Light) -> dict:
         )
     inks = [light(ink(color)) for color in PAWN_COLORS]
     apart = min(math.dist(a, b) for i, a in enumerate(inks) for b in inks[i + 1 :])
-    return {"pawn_least_difference": least, "pawn_min": min(least.values()), "pawn_colours_apart": apart}
+    lit_alone = min(math.dist(lab, _cell_light(bare, cell, light)) for lab in inks for cell in ALL_CELLS)
+    return {"pawn_least_difference": least, "pawn_min": min(least.values()), "pawn_colours_apart": apart,
+            "pawn_colour_alone_min": lit_alone}
 
 
 def cursor_figures(light: Light) -> dict:
@@ -114,7 +116,8 @@ def print_figures(stage: OutputStage, as_json: bool) -> int:
           f"{found['pawn_min']:.3f}")
     for color, value in found["pawn_least_difference"].items():
         print(f"    {color:>6}: {value:.3f}")
-    print(f"  pawn colours: the closest two lit phases: {found['pawn_colours_apart']:.3f}")
+    print(f"  pawn colours: the closest two lit phases: {found['pawn_colours_apart']:.3f}; a lit phase "
+          f"alone comes as close as {found['pawn_colour_alone_min']:.3f} to some cell (why the dark phase)")
     print(f"  cursor: its cell's own colour for at least {found['cursor_own_colour_share']:.0%} of each "
           f"period; its most different phase at least {found['cursor_min']:.3f} from the cell")
     return 0

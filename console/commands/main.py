@@ -74,6 +74,12 @@ def cmd_palette(args: argparse.Namespace) -> int:
     return print_palette(args.config, as_json=args.json, driver=args.driver)
 
 
+def cmd_screens(args: argparse.Namespace) -> int:
+    from console.commands.screens import screens_main
+
+    return screens_main(args.out)
+
+
 def cmd_diag(args: argparse.Namespace) -> int:
     from console.commands.diag import diag_main
 
@@ -187,6 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--driver", metavar="NAME",
                    help="the LED driver to model (default: the configured one; leds-dev for a Pi 5)")
     p.set_defaults(run=cmd_palette)
+
+    p = command("screens", "draw every screen of the panel as a PNG (the README's pictures)")
+    p.add_argument("--out", metavar="DIR", default="docs/screens", help="where the pictures go (default docs/screens)")
+    p.set_defaults(run=cmd_screens)
 
     p = command("diag", "wiring check: corners, the chain in order, coordinates, then every button")
     p.add_argument("--sim", action="store_true", help="in the terminal simulator, keys for buttons")

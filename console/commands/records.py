@@ -10,7 +10,7 @@ from console.commands.common import UsageError, read_text
 from console.config.files import input_name
 from console.config.loader import one_line
 from console.game.record import MAX_RECORD_BYTES, parse_record, replay_record, state_json, state_summary
-from console.store.format import StoreError, StoreOfflineError, history_line
+from console.store.format import GameNotFoundError, StoreError, StoreOfflineError, history_line
 from console.store.games import GameStore
 from console.view.timeline import replay_timeline
 from hal.picture import AnimationFormatError, animation_format, encode_animation, write_atomic
@@ -51,6 +51,15 @@ def write_video(path: str, actions: list, fps: float, scale: int) -> None:
         raise UsageError(f"{path}: cannot be written ({exc.strerror or exc.__class__.__name__})") from None
 
 
+def keeps_nothing(store: GameStore) -> str | None:
+    """What to say instead of "nothing stored" when the store is memory://, which a command
+    opens empty: the console's games were in the console's own memory, gone when it exited."""
+    if not str(store.url).startswith("memory://"):
+        return None
+    return ("the game store is memory://, which keeps nothing once the console exits: set store.url "
+            "to a redis:// address in the configuration to keep games")
+
+
 def history_main(store: GameStore, out: TextIO, limit: int = 100) -> int:
     """`hues-console history`: one line per finished (or abandoned) game, newest first; what the
     store holds is shown escaped, so a stored escape sequence cannot drive the terminal."""
@@ -61,7 +70,7 @@ def history_main(store: GameStore, out: TextIO, limit: int = 100) -> int:
     for entry in entries:
         print(one_line(history_line(entry)), file=out)
     if not entries:
-        print("no games stored yet", file=out)
+        print(keeps_nothing(store) or "no games stored yet", file=out)
     return 0
 
 
@@ -75,7 +84,8 @@ def export_main(store: GameStore, game_id: str | None, out: TextIO) -> int:
         print(one_line(f"hues-console export: {error}"), file=sys.stderr)
         return 1
     except StoreError as error:
-        raise UsageError(f"hues-console export: {error}") from None
+        note = keeps_nothing(store) if isinstance(error, GameNotFoundError) else None
+        raise UsageError(f"hues-console export: {note or error}") from None
     for action in actions:
         print(json.dumps(action), file=out)  # ASCII: stored text never reaches the terminal raw
     return 0

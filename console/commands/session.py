@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import atexit
 import json
+import logging
 import os
 import random
 import signal
 import sys
+import time
 from typing import Callable
 
 from console.game.board import ALL_CELLS
 from console.play.app import ConsoleApp, InputSource, run_realtime, run_virtual
 from console.commands.common import UsageError, read_text, write_output
-from console.config.loader import Config, load_config
+from console.config.loader import Config, load_config, one_line
 from console.play.controller import screen_for
 from console.view.palette import board_colors
 from console.config.files import input_name
@@ -29,7 +31,7 @@ from console.commands.wiring import (SIMULATORS, attach_web, build_app, build_ou
 from console.web.server import WebServerError
 from hal.drivers import DRIVER_NAMES, DriverError, light_response_of
 from hal.drivers.leds_dev import DeviceNotReadyError
-from hal.inputs.events import EventQueue, InputConfigError
+from hal.inputs.events import PRESS, QUIT, EventQueue, InputConfigError, InputEvent
 from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
 from hal.frame import Frame
 from hal.picture import encode_png
@@ -78,9 +80,38 @@ def run_interactive(config: Config, simulator: bool, command: str, build: Callab
         return EXIT_TRY_AGAIN
     except (DriverError, InputConfigError) as exc:
         raise UsageError(str(exc)) from None
-    with closing_app(app):
+    with closing_app(app, interrupt_is_quit=name in SIMULATORS), terminal_messages(app.driver):
         run_realtime(app, config.display.fps)
     return 0
+
+
+class terminal_messages:
+    """While the terminal simulator runs, log messages (the store's warnings) go to its message
+    line under the panel, escaped to one line, instead of the command line's stderr handler
+    printing them over the board; that handler is back once the simulator stops."""
+
+    def __init__(self, driver):
+        self.show = getattr(driver, "message_line", None)
+
+    def __enter__(self):
+        if self.show is not None:
+            root = logging.getLogger()
+            self.saved = root.handlers[:]
+            root.handlers[:] = [_LineHandler(self.show)]
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.show is not None:
+            logging.getLogger().handlers[:] = self.saved
+
+
+class _LineHandler(logging.Handler):
+    def __init__(self, show: Callable[[str], None]):
+        super().__init__(logging.WARNING)
+        self.show = show
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.show(one_line(record.getMessage()))
 
 
 def open_keyboard(events: EventQueue) -> InputSource:
@@ -102,14 +133,19 @@ class closing_app:
     Works for any app with `running`, `sources` and `close()` (the console, the wiring check).
     """
 
-    def __init__(self, app: ConsoleApp):
+    def __init__(self, app: ConsoleApp, interrupt_is_quit: bool = False):
         self.app = app
+        self.interrupt_is_quit = interrupt_is_quit  # the simulator: Ctrl-C is q, asked first mid-game
 
     def __enter__(self):
         def stop(signum, frame):
             self.app.running = False
 
+        def quit_key(signum, frame):
+            self.app.events.put(InputEvent(QUIT, PRESS, time.monotonic()))
+
         self._previous = signal.signal(signal.SIGTERM, stop)
+        self._interrupt = signal.signal(signal.SIGINT, quit_key) if self.interrupt_is_quit else None
         return self.app
 
     def __exit__(self, *exc_info):
@@ -117,6 +153,8 @@ class closing_app:
             self.app.close()
         finally:
             signal.signal(signal.SIGTERM, self._previous)
+            if self._interrupt is not None:
+                signal.signal(signal.SIGINT, self._interrupt)
             for source in self.app.sources:
                 close = getattr(source, "close", None)
                 if close is not None:

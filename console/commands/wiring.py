@@ -16,7 +16,8 @@ from typing import Callable
 from console.play.app import ConsoleApp, InputSource, Shutdown
 from console.play.sd_notify import SystemdNotifier
 from console.config.loader import Config
-from console.store.games import GameStore
+from console.commands.common import UsageError
+from console.store.games import GameStore, StoreUrlError
 from console.store.journal import default_state_dir
 from hal.drivers import Driver, make_driver
 from hal.drivers.leds_dev import is_pi5_family
@@ -94,11 +95,14 @@ def store_for(config: Config, read_only: bool = False) -> GameStore:
     writes to Redis from a thread, so a slow Redis never holds up a frame; `read_only` (history,
     export) neither journals nor sets anything aside. The memory store keeps nothing anyway."""
     store = config.store
-    if store.url.startswith("memory://") or read_only:
-        return GameStore(store.url, prefix=store.prefix, read_only=read_only, keep_games=store.keep_games)
-    state_dir = default_state_dir() if store.state_dir == "auto" else Path(store.state_dir).expanduser()
-    return GameStore(store.url, prefix=store.prefix, state_dir=state_dir, background=True,
-                     keep_games=store.keep_games)
+    try:
+        if store.url.startswith("memory://") or read_only:
+            return GameStore(store.url, prefix=store.prefix, read_only=read_only, keep_games=store.keep_games)
+        state_dir = default_state_dir() if store.state_dir == "auto" else Path(store.state_dir).expanduser()
+        return GameStore(store.url, prefix=store.prefix, state_dir=state_dir, background=True,
+                         keep_games=store.keep_games)
+    except StoreUrlError as error:  # a wrong configuration: restarting cannot fix it (exit 2)
+        raise UsageError(f"{config.source[-1] if config.source else 'the configuration'}: {error}") from None
 
 
 def build_io(config: Config, driver_name: str, sources: Callable[[EventQueue], list[InputSource]]

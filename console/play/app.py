@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from console.play import controller
+from console.play.hold import Hold
 from console.play.sd_notify import SystemdNotifier
 from console.game import rules
 from console.game.record import action_from_json, action_to_json
@@ -98,7 +99,10 @@ class ConsoleApp:
         self.powering_off = False
         self._last_hint = ""
         self._hinted: tuple = (None, None)
-        self._held_since: float | None = None
+        self._holds = {"start": Hold(), self.shutdown.button: Hold()}  # one, when they are the same
+        self._menu_opened = False  # this Start hold has opened the host menu already
+        self._shown = ("", "")  # controller.screen_key of what the panel shows
+        self._changed_by_itself_at = -1.0  # when the screen last changed with no press
         self.attract: Timeline | None = None  # the last finished game's reveals, for the idle board
         self.publisher = publisher
         self.room_codes = room_codes  # a new code for the phones to join with, each game
@@ -126,14 +130,16 @@ class ConsoleApp:
         last = self._last_finished()
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
                      last_winners=tuple(last.get("winner_colors", ())), colors=self.colors,
+                     store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
                      room_code=self.room_codes() if self.room_codes else "")
         self.attract = self._reveals(last["game_id"]) if "game_id" in last else None
         self._offer_resume()
+        self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
 
     def _offer_resume(self) -> None:
         """Offer the store's unfinished game, replayed as far as the rules accept it (a record the
         rules refuse part-way is cut back there). If Redis could not be asked, `tick` asks again
-        when it is back and no game is under way."""
+        when it is back and no game is under way (then the resume screen appears by itself)."""
         found = self.store.unfinished()
         if found is None:
             return
@@ -154,6 +160,12 @@ class ConsoleApp:
             return
         self.journal("resumed", record)
         self.ui = replace(self.ui, screen="resume", choice=0)
+
+    def put_on(self, game: GameState | None, ui: Ui, now: float) -> None:
+        """Show `game` on `ui`'s screen from now, as if a press had opened it (the benchmark's
+        busy game): no grace for the presses that follow."""
+        self.game, self.ui = game, ui
+        self._shown = controller.screen_key(ui, now)
 
     def _last_finished(self) -> dict:
         """The history entry of the last finished game, {} when there is none."""
@@ -182,10 +194,12 @@ class ConsoleApp:
     def tick(self, now: float) -> None:
         for source in self.sources:
             source.poll(now)
+        self._note_change_by_itself(now)
         for event in self.events.drain():
             self._on_event(event, now)
-        self._track_shutdown_hold(now)
+        self._track_holds(now)
         self._fall_back_to_idle(now)
+        self._note_change_by_itself(now)
         self.store.tick(now)
         self._look_again()
         if self.ui.store_online != self.store.online:
@@ -202,17 +216,24 @@ class ConsoleApp:
             event.run(self.store)
             return
         if event.button == QUIT:
-            self.running = False
+            if event.kind != RELEASE:
+                self._quit(now)
             return
-        if event.button == self.shutdown.button:
-            self._held_since = None if event.kind == RELEASE else (self._held_since or event.time)
+        hold = self._holds.get(event.button)
+        if hold is not None:
+            hold.event(event.kind, event.time)
         if event.kind == RELEASE:
             return
         self._last_input = now
+        if 0 <= now - self._changed_by_itself_at < controller.GRACE_S:
+            log.debug("%s ignored: the screen changed by itself %.2f s ago", event.button,
+                      now - self._changed_by_itself_at)
+            return
         self._take_step(controller.handle(self.game, self.ui, event.button, now, self.rng), now)
 
     def _on_remote(self, command: RemoteCommand, now: float) -> None:
-        """A phone's request: done like a press, or refused with the engine's message."""
+        """A phone's request: done like a press (no grace after it), or refused with the engine's
+        message."""
         try:
             step = handle_remote(self.game, self.ui, command, now, self.rng)
         except RuleError as exc:
@@ -234,6 +255,7 @@ class ConsoleApp:
             self.ui = replace(self.ui, disk_full=True)
             return False
         self.game, self.ui = step.game, step.ui
+        self._shown = controller.screen_key(self.ui, now)
         if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
             self.ui = replace(self.ui, room_code=self.room_codes())
         if self.game is not None and rules.is_terminal(self.game) and (
@@ -244,7 +266,27 @@ class ConsoleApp:
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
+        if step.stop:
+            self.powering_off = controller.HOST_ITEMS[self.ui.menu_item] == "power_off"
+            log.info("the host chose to %s", "power off" if self.powering_off else "quit")
+            self.running = False
         return True
+
+    def _quit(self, now: float) -> None:
+        """q in the simulator (and Ctrl-C): at once, unless a game is under way; then it asks
+        first, and a second q quits."""
+        under_way = self.game is not None and not rules.is_terminal(self.game)
+        asked = self.ui.screen == "confirm" and controller.HOST_ITEMS[self.ui.menu_item] == "quit"
+        if under_way and not asked:
+            self._take_step(controller.Step(self.game, controller.open_quit(self.ui, now)), now)
+            return
+        self.running = False
+
+    def _note_change_by_itself(self, now: float) -> None:
+        shown = controller.screen_key(self.ui, now)
+        if shown != self._shown:
+            self._shown = shown
+            self._changed_by_itself_at = now
 
     def _store_actions(self, actions, game: GameState | None) -> GameState | None:
         """Store each action; None when all are durable, else the state the durable ones reach."""
@@ -265,13 +307,23 @@ class ConsoleApp:
 
     def _fall_back_to_idle(self, now: float) -> None:
         if (self.idle_timeout_s and self.ui.screen in controller.IDLE_AFTER_TIMEOUT
+                and self.ui.menu_return is None
                 and now - max(self._last_input, self.ui.since) >= self.idle_timeout_s):
             self.ui = controller.to_idle(self.game, self.ui, now)
 
-    def _track_shutdown_hold(self, now: float) -> None:
-        progress = 0.0
-        if self._held_since is not None and self.shutdown.poweroff is not None:
-            progress = min(1.0, (now - self._held_since) / self.shutdown.hold_s)
+    def _track_holds(self, now: float) -> None:
+        """Start held: the host menu after HOST_MENU_HOLD_S (during a game), power-off after
+        the shutdown hold (where the box can power off), the red bar counting towards it."""
+        held = self._holds["start"].seconds(now)
+        if held == 0:
+            self._menu_opened = False
+        elif (held >= controller.HOST_MENU_HOLD_S and not self._menu_opened
+              and controller.host_menu_opens(self.game, self.ui)):
+            self._menu_opened = True
+            self._take_step(controller.Step(self.game, controller.open_host_menu(self.ui, now)), now)
+        progress, held = 0.0, self._holds[self.shutdown.button].seconds(now)
+        if held and self.shutdown.poweroff is not None:
+            progress = min(1.0, held / self.shutdown.hold_s)
             if progress >= 1.0:
                 log.info("shutdown button held: powering off")
                 self.powering_off = True

@@ -19,11 +19,17 @@ from dataclasses import dataclass, replace
 from console.game import rules
 from console.game.board import COLS, ROWS, Cell
 from console.game.rules import Action, ChooseTarget, Clue, GameState, NewGame, Next, Pawn, Place, SkipClue, TakeBack
-from console.view.ui import CENTRE, REVEAL_POINTS_S, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui
+from console.view.ui import (
+    CENTRE, HOST_ITEMS, HOST_MENU, MENU_SCREENS, REVEAL_POINTS_S, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui,
+)
 
 MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 BRIGHTNESS_STEP = 0.1
 MIN_BRIGHTNESS = 0.2  # below this the 8-bit drive merges dark board cells
+
+
+GRACE_S = 0.4  # presses this soon after a screen changed by itself are ignored
+HOST_MENU_HOLD_S = 1.5  # holding Start this long during a game opens the host menu
 
 
 @dataclass(frozen=True)
@@ -31,7 +37,8 @@ class Step:
     game: GameState | None
     ui: Ui
     actions: tuple[Action, ...] = ()
-    abandon: bool = False  # the host chose a new game over resuming the stored one
+    abandon: bool = False  # the host chose a new game over the stored one (resume or host menu)
+    stop: bool = False  # the host chose to power off (host menu) or to quit (the simulator)
 
 
 def handle(
@@ -48,12 +55,16 @@ def handle(
         return _idle(game, ui, button, t)
     if screen == "brightness":
         return _brightness(game, ui, button, t)
+    if screen == "host":
+        return _host(game, ui, button, t)
+    if screen == "confirm":
+        return _confirm(game, ui, button, t)
     if screen == "resume":
         return _resume(game, ui, button, t)
     if screen == "setup":
         return _setup(game, ui, button, t, rng)
     if screen == "handoff":
-        return Step(game, _to(ui, "secret", t, card_choice=0)) if button == "a" else Step(game, ui)
+        return _handoff(game, ui, button, t)
     if screen == "secret":
         return _secret(game, ui, button, t)
     if screen == "play":
@@ -70,6 +81,28 @@ def handle(
 # Screens that fall back to the idle board when nobody touches the controls for a while; a game
 # under way (or waiting to be resumed) stays on screen however long the table talks.
 IDLE_AFTER_TIMEOUT = ("setup", "brightness", "game_over")
+
+
+def screen_key(ui: Ui, t: float) -> tuple[str, str]:
+    """What the panel is showing, as far as a press could land on the wrong thing: the screen,
+    and the reveal's stage (which moves on by itself)."""
+    return ui.screen, ui.reveal_stage(t) if ui.screen == "reveal" else ""
+
+
+def host_menu_opens(game: GameState | None, ui: Ui) -> bool:
+    """A Start hold opens the host menu over a game under way (not over a menu of its own)."""
+    return game is not None and not rules.is_terminal(game) and ui.screen not in MENU_SCREENS
+
+
+def open_host_menu(ui: Ui, t: float) -> Ui:
+    return _to(ui, "host", t, menu_item=0, menu_return=(ui.screen, ui.since))
+
+
+def open_quit(ui: Ui, t: float) -> Ui:
+    """The simulator's quit, asked first while a game is under way; "no" goes back to the game
+    (from a menu over it, to the game screen under the menu)."""
+    back = ui.menu_return if ui.menu_return is not None else (ui.screen, ui.since)
+    return _to(ui, "confirm", t, menu_item=HOST_ITEMS.index("quit"), menu_return=back)
 
 
 def to_idle(game: GameState | None, ui: Ui, t: float) -> Ui:
@@ -109,8 +142,50 @@ def _brightness(game, ui: Ui, button: str, t: float) -> Step:
     if button in ("down", "left"):
         return Step(game, replace(ui, brightness=max(MIN_BRIGHTNESS, round(ui.brightness - BRIGHTNESS_STEP, 2))))
     if button in ("a", "b", "start"):
+        if ui.menu_return is not None:  # opened from the host menu: back to it
+            return Step(game, _to(ui, "host", t, menu_item=HOST_ITEMS.index("brightness"),
+                                  menu_return=ui.menu_return))
         return Step(game, _to(ui, "idle", t))
     return Step(game, ui)
+
+
+def _back_to_game(game: GameState, ui: Ui, t: float) -> Step:
+    screen, since = ui.menu_return
+    return Step(game, replace(_to(ui, screen, t, menu_return=None), since=since))
+
+
+def _host(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    """Continue, a new game, brightness or power off; the destructive two ask first."""
+    if button in ("up", "left"):
+        return Step(game, replace(ui, menu_item=max(0, ui.menu_item - 1)))
+    if button in ("down", "right"):
+        return Step(game, replace(ui, menu_item=min(len(HOST_MENU) - 1, ui.menu_item + 1)))
+    if button == "b":
+        return _back_to_game(game, ui, t)
+    if button != "a":
+        return Step(game, ui)
+    item = HOST_MENU[ui.menu_item]
+    if item == "continue":
+        return _back_to_game(game, ui, t)
+    if item == "brightness":
+        return Step(game, _to(ui, "brightness", t, menu_return=ui.menu_return))
+    return Step(game, _to(ui, "confirm", t, menu_item=ui.menu_item, menu_return=ui.menu_return))
+
+
+def _confirm(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    """NO (the default) or YES for a new game, power off or quit; B says no."""
+    if button in MOVES:
+        return Step(game, replace(ui, choice=1 - ui.choice))
+    if button == "b" or (button == "a" and ui.choice == 0):
+        if HOST_ITEMS[ui.menu_item] == "quit":
+            return _back_to_game(game, ui, t)
+        return Step(game, _to(ui, "host", t, menu_item=ui.menu_item, menu_return=ui.menu_return))
+    if button != "a":
+        return Step(game, ui)
+    if HOST_ITEMS[ui.menu_item] == "new_game":
+        return Step(None, _to(ui, "setup", t, setup=replace(ui.setup, item=0), menu_return=None,
+                              pending=None), abandon=True)
+    return Step(game, ui, stop=True)
 
 
 def _resume(game: GameState, ui: Ui, button: str, t: float) -> Step:
@@ -176,14 +251,38 @@ def _start_game(ui: Ui, t: float, rng: random.Random) -> Step:
     return Step(game, _to(ui, "handoff", t, cursor=CENTRE, pending=None), (action,))
 
 
+def _handoff(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    """The secret opens on a second A soon after the first: one stray press shows nothing."""
+    if button != "a":
+        return Step(game, replace(ui, armed_at=-1.0))
+    if ui.handoff_armed(t):
+        return Step(game, _to(ui, "secret", t, card_choice=0))
+    return Step(game, replace(ui, armed_at=t))
+
+
+def card_step(cells: tuple[Cell, ...], index: int, button: str) -> int:
+    """The card cell the joystick goes to from cells[index]: the nearest one in the pressed
+    direction, one within 45 degrees of it first; the same cell when none lies that way."""
+    dr, dc = MOVES[button]
+    here = cells[index]
+    best, best_key = index, None
+    for i, cell in enumerate(cells):
+        along = (cell.row - here.row) * dr + (cell.col - here.col) * dc
+        if along <= 0:
+            continue
+        across = abs((cell.row - here.row) * dc) + abs((cell.col - here.col) * dr)
+        key = (across > along, along * along + across * across)
+        if best_key is None or key < best_key:
+            best, best_key = i, key
+    return best
+
+
 def _secret(game: GameState, ui: Ui, button: str, t: float) -> Step:
     if button == "b":
         return Step(game, _to(ui, "handoff", t))
     if game.variant == "cards":
-        if button in ("right", "down"):
-            return Step(game, replace(ui, card_choice=(ui.card_choice + 1) % 4))
-        if button in ("left", "up"):
-            return Step(game, replace(ui, card_choice=(ui.card_choice - 1) % 4))
+        if button in MOVES:
+            return Step(game, replace(ui, card_choice=card_step(game.card_cells, ui.card_choice, button)))
         target = game.card_cells[ui.card_choice]
     else:
         if button in MOVES:
@@ -259,7 +358,8 @@ def apply_action(game: GameState, ui: Ui, t: float, action: Action) -> Step:
 
 
 def _to(ui: Ui, screen: str, t: float, **changes) -> Ui:
-    return replace(ui, screen=screen, since=t, choice=changes.pop("choice", 0), refused=None, **changes)
+    return replace(ui, screen=screen, since=t, choice=changes.pop("choice", 0), refused=None, armed_at=-1.0,
+                   **changes)
 
 
 def _moved(cell: Cell, button: str) -> Cell:

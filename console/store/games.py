@@ -75,7 +75,7 @@ class GameStore(JournalledWriter):
         game.lines.append(game.next_line(line))
         with self._lock:
             if not self._backlog and self._journal is not None:
-                self._compact(keep_game=False)
+                self._compact()
         self._record(self._snapshot_entry(game), game)
         self._game = game
         return game.id

@@ -150,7 +150,13 @@ class RedisGames:
     # -- leases ------------------------------------------------------------------------------------
 
     def lease_holder(self, game_id: str) -> str | None:
-        return self.redis.get(self.keys.lease(game_id))
+        try:
+            return self.redis.get(self.keys.lease(game_id))
+        except redis.ResponseError as error:
+            if not is_wrong_type(error):
+                raise
+            self.repair_types((game_id,))
+            return None
 
     def take_lease(self, game_id: str) -> bool:
         """Claim `game_id` for this console (or renew the claim); False if another console holds it."""
@@ -247,6 +253,7 @@ class RedisGames:
                     move.set(where + ":reason", self._reason(key, reason))
                     move.execute()
                 moved.append(f"{reason}; set aside as {where}:key")
+                log.warning("%s; set aside as %s:key", reason, where)
         return moved
 
     def cut_record(self, game_id: str, keep: int, reason: str) -> str:

@@ -69,6 +69,7 @@ def console_identity(state_dir: Path) -> str:
         log.warning("cannot keep the console's identity in %s (%s)", path, error.strerror)
     return token
 
+
 class JournalledWriter:
     """The durable write path of the game store (see the module docstring).
 
@@ -112,6 +113,7 @@ class JournalledWriter:
         self._journal: journaling.Journal | None = None
         self._journal_stale = False  # a journal write failed: rewrite it whole at the next chance
         self.journal_ok = True
+        self._no_journal: JournalError | None = None  # why a journal was wanted but cannot be had
         if state_dir is not None and not read_only:
             self._open_journal(Path(state_dir))
         self._attempt()
@@ -145,7 +147,7 @@ class JournalledWriter:
         with self._lock:
             if game is not None:
                 self._games[game.id] = game
-            problem = None
+            problem = self._no_journal
             if self._journal is not None:
                 try:
                     if self._journal_stale:
@@ -208,9 +210,10 @@ class JournalledWriter:
             entries.append(self._snapshot_entry(self._game))
         return entries
 
-    def _compact(self, keep_game: bool = True) -> None:
+    def _compact(self) -> None:
+        """Redis holds everything written so far: the journal starts afresh."""
         try:
-            self._journal.rewrite(self._snapshot() if keep_game else [])
+            self._journal.rewrite([])
             self._journal_stale = False
         except JournalError as error:
             self._set_journal_ok(False, str(error))
@@ -220,6 +223,7 @@ class JournalledWriter:
             leftovers = journaling.take_leftovers(directory)
             self._journal = journaling.Journal(directory)
         except JournalError as error:
+            self._no_journal = error  # every move then waits for Redis to take it
             self._set_journal_ok(False, str(error))
             return
         for leftover in leftovers:
@@ -306,10 +310,7 @@ class JournalledWriter:
         except redis.ResponseError as error:
             if not is_wrong_type(error) or self.read_only:
                 raise
-            moved = self._io.repair_types(() if game_id is None else (game_id,))
-            for line in moved:
-                log.warning("game store %s: %s", self.url, line)
-            if not moved:
+            if not self._io.repair_types(() if game_id is None else (game_id,)):
                 raise
             return action()
 
@@ -319,8 +320,7 @@ class JournalledWriter:
             if self._checked:
                 return
             if not self.read_only:
-                for line in self._io.repair_types():
-                    log.warning("game store %s: %s", self.url, line)
+                self._io.repair_types()
             if not self.url.startswith("memory://") and not self._persistence_told:
                 for problem in self._io.persistence_problems():
                     log.warning("game store %s: %s", self.url, problem)
@@ -329,7 +329,12 @@ class JournalledWriter:
 
     def _fail(self, error: Exception) -> None:
         if self._online and not self.read_only:  # a read command says so itself, in one line
-            log.warning("game store %s is unreachable (%s); keeping actions in the journal", self.url, error)
+            if isinstance(error, (redis.AuthenticationError, redis.exceptions.AuthorizationError,
+                                  redis.exceptions.NoPermissionError)):
+                log.error("game store %s refuses the console (%s): check store.url and the console's user "
+                          "in config/redis-hues.conf; keeping actions in the journal meanwhile", self.url, error)
+            else:
+                log.warning("game store %s is unreachable (%s); keeping actions in the journal", self.url, error)
         self._retry_delay = FIRST_RETRY_S if self._online else min(self._retry_delay * 2, MAX_RETRY_S)
         self._retry_at = None
         self._online = False
@@ -408,6 +413,12 @@ class JournalledWriter:
         try:
             self._check_store()
             return self._with_repair(action)
+        except redis.ResponseError as error:
+            if not (self.read_only and is_wrong_type(error)):
+                self._fail(error)
+            else:  # a read-only store sets nothing aside: it says so and reads on
+                log.warning("game store %s: a key has the wrong type (%s)", self.url, error)
+            return fallback
         except redis.RedisError as error:
             self._fail(error)
             return fallback

@@ -49,18 +49,17 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from console.view import font
 from console.view import screens
 from console.game.board import COLS, ROWS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
 from console.game.rules import GameState, Pawn, current_player
 from console.view.screens import WHITE, blink, fill_rect, ink, swatch
-from console.view.ui import Cursor, Ui
+from console.view.ui import HOST_ITEMS, Cursor, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
 CURSOR_S = 0.8  # a cursor: its cell's look for 0.4 s, then 4 flickers of 0.1 s
-ACT_HZ = 2.0  # the acting player's swatch in the status columns
+ACT_HZ = 1.0  # the acting player's swatch in the status columns, in step with the pawns
 CARD_HZ = 2.0  # the card's cells on the secret screen
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 RING_HZ, TARGET_HZ = 2.0, 3.0  # the reveal: the scoring ring flashes, the target blinks faster
@@ -296,7 +295,10 @@ def _play(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
     phase = state.phase
     frame = _frame_from(_board_bytes(width, height), width, height)
     pixels = frame.pixels
-    _draw_pawns(pixels, width, state.pawns, state.colors, t)
+    pawns = state.pawns
+    if ui.pending is not None and ui.pending not in pawns:  # a replay's pawn about to be placed
+        pawns += (ui.pending,)
+    _draw_pawns(pixels, width, pawns, state.colors, t)
     guessing = phase in ("guess1", "guess2")
     _draw_cursors(pixels, width, state, ui, t, own=guessing)
     lower = None
@@ -360,6 +362,8 @@ _SCREENS = {
     "tiebreak": _full_canvas(screens.tiebreak),
     "game_over": _full_canvas(screens.game_over),
     "brightness": _full_canvas(screens.brightness),
+    "host": _full_canvas(screens.host),
+    "confirm": _full_canvas(screens.confirm),
 }
 
 
@@ -397,9 +401,16 @@ def _hint(state: GameState | None, ui: Ui) -> str:
         return f"An unfinished game is waiting: {pick}? (left/right switches, A confirms)"
     if screen == "setup":
         return _setup_hint(ui)
+    if screen == "host":
+        return (f"Host menu: {_HOST_HINTS[ui.menu_item]} (up/down picks, A chooses, B goes back "
+                f"to the game)")
+    if screen == "confirm":
+        return _confirm_hint(ui)
     giver = _name(state, state.giver)
     if screen == "handoff":
-        return f"Pass the controls to {giver}, everyone else look away (A when ready)"
+        if ui.armed_at >= 0:  # the first A came (the hint is not redrawn when the wait runs out)
+            return f"{giver}: press A again to see your card (everyone else look away)"
+        return f"Pass the controls to {giver}, everyone else look away (A twice when ready)"
     if screen == "secret":
         where = "one of your card's 4 cells" if state.variant == "cards" else "any cell"
         return f"{giver}: choose the target, {where} (joystick moves, A picks, B hides)"
@@ -414,6 +425,21 @@ def _hint(state: GameState | None, ui: Ui) -> str:
         best = max(state.scores)
         return f"{_names(state, state.winners)} {verb} with {best} points (A or Start to finish)"
     raise ValueError(f"unknown screen {screen!r}")
+
+
+_HOST_HINTS = ("continue the game", "abandon this game and set up a new one",
+               "the panel's brightness", "power the box off")
+
+
+def _confirm_hint(ui: Ui) -> str:
+    answer = "NO" if ui.choice == 0 else "YES"
+    item = HOST_ITEMS[ui.menu_item]
+    if item == "quit":
+        kept = ("The game is saved: start again to resume it." if ui.store_keeps else
+                "The store memory:// keeps nothing: this game will be lost.")
+        return f"Quit mid-game? {kept} q again or A on YES quits, B goes back ({answer} chosen)"
+    what = "Abandon this game for a new one" if item == "new_game" else "Power the box off"
+    return f"{what}? ({answer} chosen, left/right switches, A confirms, B goes back)"
 
 
 def _setup_hint(ui: Ui) -> str:

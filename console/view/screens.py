@@ -15,8 +15,9 @@ from functools import lru_cache
 
 from console.view import font
 from console.view.palette import PAWN_COLORS
+from console.game import rules
 from console.game.rules import GameState
-from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
+from console.view.ui import HOST_ITEMS, HOST_MENU, REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PANEL_W, PANEL_H = 32, 16
@@ -26,7 +27,6 @@ BLACK_INK: RGB = (100, 100, 100)  # a black player, who cannot be lit
 FAINT: RGB = (22, 22, 22)
 GOLD: RGB = (255, 170, 0)
 GREEN: RGB = (0, 220, 0)
-TILE_H = 7  # a text line with a pixel of colour above and below
 ROOM_CODE_EVERY_S = 5.0  # set-up shows the phones' room code in place of its label 40 % of the time
 
 
@@ -90,10 +90,14 @@ def _page_dots(frame: Frame, y: int, count: int, current: int) -> None:
 
 def resume(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
     """RESUME? over two choices, GO (0: carry on) and NEW (1: a new game); the chosen one lit."""
-    centred_text(frame, 1, "RESUME?", WHITE)
-    for i, word in enumerate(("GO", "NEW")):
+    _question(frame, "RESUME?", ("GO", "NEW"), ui.choice)
+
+
+def _question(frame: Frame, question: str, words: tuple[str, str], choice: int) -> None:
+    centred_text(frame, 1, question, WHITE)
+    for i, word in enumerate(words):
         x0 = i * PANEL_W // 2
-        chosen = ui.choice == i
+        chosen = choice == i
         centred_text(frame, 8, word, WHITE if chosen else GREY, x0, PANEL_W // 2)
         if chosen:
             width = font.text_width(word) + 2
@@ -143,10 +147,15 @@ def room_code(frame: Frame, y: int, code: str) -> None:
 
 
 def handoff(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
-    """Pass the controls to the cue giver: an arrow sliding towards the giver's colour."""
-    swatch(frame, 19, 2, 11, 12, state.colors[state.giver])
-    step = int((t - ui.since) * 6) % 10
-    font.draw_icon(frame, 2 + step, 5, "pass", WHITE)
+    """LOOK AWAY beside the giver's colour; after the first A, a blinking A in the colour asks
+    for the second."""
+    centred_text(frame, 2, "LOOK", WHITE, 0, 17)
+    centred_text(frame, 9, "AWAY", WHITE, 0, 17)
+    color = state.colors[state.giver]
+    swatch(frame, 19, 2, 11, 12, color)
+    if ui.handoff_armed(t) and blink(t - ui.armed_at, 2.0, 0.7):
+        fill_rect(frame, 22, 4, 5, 8, BLACK)
+        font.draw_text(frame, 23, 6, "A", ink(color))
 
 
 def tiebreak(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
@@ -159,54 +168,66 @@ def tiebreak(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
 
 
 def points(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
-    """Each player's points for the round just scored, "+N" on their colour, in seat order."""
-    entries = [(state.colors[p], f"+{n}") for p, n in enumerate(state.last_round_points)]
-    pages = _pages(entries)
+    """Each player's points for the round just scored, "+N" in their colour."""
+    texts = [f"+{n}" for n in state.last_round_points]
+    pages = _slots(state)
     page_s = (REVEAL_SCORES_S - REVEAL_POINTS_S) / len(pages)
-    _show_page(frame, pages, int((t - ui.since - REVEAL_POINTS_S) / page_s))
+    _show_page(frame, state, texts, pages, int((t - ui.since - REVEAL_POINTS_S) / page_s))
 
 
 def scores(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
-    """The scoreboard, leader first: each total on its colour, paged when it does not fit."""
-    order = sorted(range(state.players), key=lambda p: (-state.scores[p], p))
-    pages = _pages([(state.colors[p], str(state.scores[p])) for p in order])
-    _show_page(frame, pages, int((t - ui.since - REVEAL_SCORES_S) / SCOREBOARD_PAGE_S))
+    """The totals, each in its player's colour, paged when they do not fit."""
+    pages = _slots(state)
+    texts = [str(score) for score in state.scores]
+    _show_page(frame, state, texts, pages, int((t - ui.since - REVEAL_SCORES_S) / SCOREBOARD_PAGE_S))
 
 
-def tile(frame: Frame, x: int, y: int, color: str, text: str) -> None:
-    """A player's colour as a block with `text` cut out of it in black: a colour a glance
-    finds, and a number that cannot be misread as part of a neighbouring one."""
-    fill_rect(frame, x, y, font.text_width(text) + 2, TILE_H, ink(color))
-    font.draw_text(frame, x + 1, y + 1, text, BLACK)
+# The score screens: the round as a fraction on the left ("3 over 6"; "T over 1" in gold for the
+# first tie-break round), then a slot per player in seat order, two lines a page. Both screens
+# use the same slots, so a player finds their number at the same place on each.
+SCORES_X = 9
+LINE_YS = (1, 9)
 
 
-def _pages(entries: list[tuple[str, str]]) -> list[list[tuple[int, int, str, str]]]:
-    """(x, y, colour, text) tiles laid out in centred lines, two lines a page."""
-    lines: list[list[tuple[int, str, str]]] = []
-    x = PANEL_W + 1
-    for color, text in entries:
-        w = font.text_width(text) + 2
-        if x + w > PANEL_W:
-            lines.append([])
-            x = 0
-        lines[-1].append((x, color, text))
-        x += w + 1
+def _slots(state: GameState) -> list[list[tuple[int, int, int]]]:
+    """Pages of (player, x, y): seat order, slots as wide as the widest "+N" or total."""
+    texts = [f"+{n}" for n in state.last_round_points] + [str(s) for s in state.scores]
+    slot = max(font.text_width(text) for text in texts)
+    per_line = (PANEL_W - SCORES_X + 1) // (slot + 1)
+    per_page = per_line * len(LINE_YS)
     pages = []
-    for first in range(0, len(lines), 2):
+    for first in range(0, state.players, per_page):
         page = []
-        for n, line in enumerate(lines[first : first + 2]):
-            last_x, _, last_text = line[-1]
-            shift = (PANEL_W - (last_x + font.text_width(last_text) + 2)) // 2
-            page += [(x + shift, n * (TILE_H + 1), color, text) for x, color, text in line]
+        for k, player in enumerate(range(first, min(state.players, first + per_page))):
+            line, col = divmod(k, per_line)
+            page.append((player, SCORES_X + col * (slot + 1) + slot, LINE_YS[line]))
         pages.append(page)
     return pages
 
 
-def _show_page(frame: Frame, pages: list[list[tuple[int, int, str, str]]], page: int) -> None:
+def _round_fraction(frame: Frame, state: GameState) -> None:
+    """The round over the number of rounds; a tie-break's "T" over its count, in gold."""
+    regular = rules.regular_rounds(state.players)
+    if state.tiebreak:
+        top, bottom, rgb = "T", str(state.round - regular), GOLD
+    else:
+        top, bottom, rgb = str(state.round), str(regular), WHITE
+    centred_text(frame, LINE_YS[0], top, rgb, 0, SCORES_X - 2)
+    fill_rect(frame, 0, 7, SCORES_X - 2, 1, rgb)
+    centred_text(frame, LINE_YS[1], bottom, rgb, 0, SCORES_X - 2)
+
+
+def _show_page(frame: Frame, state: GameState, texts: list[str], pages, page: int) -> None:
+    """One page of lit numbers on black, each right-aligned in its slot in its player's colour."""
+    _round_fraction(frame, state)
     page = max(0, page) % len(pages)
-    for x, y, color, text in pages[page]:
-        tile(frame, x, y, color, text)
-    _page_dots(frame, PANEL_H - 1, len(pages), page)
+    for player, right, y in pages[page]:
+        text = texts[player]
+        font.draw_text(frame, right - font.text_width(text), y, text, ink(state.colors[player]))
+    if len(pages) > 1:
+        x = SCORES_X + (PANEL_W - SCORES_X - (2 * len(pages) - 1)) // 2
+        for i in range(len(pages)):
+            frame.set(x + 2 * i, PANEL_H - 1, WHITE if i == page else GREY)
 
 
 # --- the end and the host's menu ----------------------------------------------------------------
@@ -254,3 +275,20 @@ def brightness(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
     filled = round(ui.brightness * (PANEL_W - 2))
     fill_rect(frame, 1, 10, PANEL_W - 2, 4, FAINT)
     fill_rect(frame, 1, 10, filled, 4, WHITE)
+
+
+_HOST_WORDS = {"continue": "GO ON", "new_game": "NEW", "brightness": "BRIGHT", "power_off": "OFF"}
+_CONFIRM_WORDS = {"new_game": "NEW?", "power_off": "OFF?", "quit": "QUIT?"}
+
+
+def host(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+    """The host menu, one item at a time like set-up: HOST, the item, its place among the four."""
+    centred_text(frame, 0, "HOST", GREY)
+    centred_text(frame, 7, _HOST_WORDS[HOST_MENU[ui.menu_item]], WHITE)
+    _arrows(frame, 8, GREY)
+    _page_dots(frame, 15, len(HOST_MENU), ui.menu_item)
+
+
+def confirm(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+    """NEW? / OFF? / QUIT? over NO (the default) and YES."""
+    _question(frame, _CONFIRM_WORDS[HOST_ITEMS[ui.menu_item]], ("NO", "YES"), ui.choice)

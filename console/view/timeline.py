@@ -26,7 +26,7 @@ from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
 from hal.frame import Frame
 
 HANDOFF_S = 1.5  # a round starts: the controls pass to the giver
-CLUE_S = 2.5  # the first clue (the panel's CLUE banner)
+CLUE_S = 2.5  # the first clue (the board, the giver in the status columns)
 GUESS_S = 1.2  # one pawn placed, the cursor on it
 SECOND_CLUE_S = 1.5  # CLUE or PASS, the giver's choice lit
 REVEAL_S = REVEAL_SCORES_S + 2 * SCOREBOARD_PAGE_S  # frame, points, then two scoreboard pages

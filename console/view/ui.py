@@ -13,6 +13,9 @@ power cut; the game itself never is. The screens, in the order a party meets the
 - `tiebreak`: tie-break rounds are about to start (the tied players shown).
 - `game_over`: the winner's colour in celebration.
 - `brightness`: a small menu to turn the panel up or down.
+- `host`: holding Start during a game: continue, new game, brightness, power off.
+- `confirm`: NO / YES before a new game or power off from the host menu, or before the
+  simulator quits mid-game.
 """
 
 from __future__ import annotations
@@ -24,8 +27,11 @@ from console.game.rules import DEFAULT_COLOR_NAMES, Pawn
 
 SCREENS = (
     "idle", "resume", "setup", "handoff", "secret", "play", "reveal", "tiebreak", "game_over",
-    "brightness",
+    "brightness", "host", "confirm",
 )
+MENU_SCREENS = ("host", "confirm", "brightness")
+HOST_MENU = ("continue", "new_game", "brightness", "power_off")  # the host menu, in order
+HOST_ITEMS = HOST_MENU + ("quit",)  # what a confirm screen may be asking about
 SETUP_ITEMS = ("players", "variant", "first_giver", "start")
 CENTRE = Cell(7, 14)
 
@@ -34,6 +40,7 @@ CENTRE = Cell(7, 14)
 REVEAL_POINTS_S = 3.0  # each player's points for the round
 REVEAL_SCORES_S = 6.0  # the scoreboard, paged every SCOREBOARD_PAGE_S when it does not fit
 SCOREBOARD_PAGE_S = 2.5
+HANDOFF_ARM_S = 3.0  # the hand-off's second A must follow the first within this long
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,7 @@ class Ui:
     since: float = 0.0  # when this screen (or reveal stage skip) started, on the app's clock
     cursor: Cell = CENTRE
     card_choice: int = 0  # which of the card's 4 cells the giver is on
+    armed_at: float = -1.0  # the hand-off's first A (the second opens the secret choice)
     choice: int = 0  # a two-way menu: resume (0) / new (1); second clue (0) / pass (1)
     setup: SetupChoices = field(default_factory=SetupChoices)
     pending: Pawn | None = None  # placed (and stored) just now: B takes it back until the next press
@@ -71,7 +79,14 @@ class Ui:
     disk_full: bool = False  # the journal cannot be written: a move is only taken if Redis takes it
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
+    menu_item: int = 0  # the host menu's item (HOST_ITEMS index), also what a confirm asks about
+    menu_return: tuple[str, float] | None = None  # the game screen (and its start) a menu returns to
+    store_keeps: bool = True  # False for memory://, which keeps nothing once the console exits
     room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
+
+    def handoff_armed(self, t: float) -> bool:
+        """The hand-off has had its first A and waits for the second."""
+        return 0 <= self.armed_at <= t and t - self.armed_at <= HANDOFF_ARM_S
 
     def reveal_stage(self, t: float) -> str:
         """`frame`, `points` or `scores`: where the reveal animation is at time t."""

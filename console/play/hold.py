@@ -1,0 +1,50 @@
+"""How long a button has been held, whether it sends a release or not.
+
+A GPIO button (and an input script) sends a press and, later, a release. A terminal sends no key
+release at all: the keyboard input queues each key as a press with its release at the same
+moment, and a held key comes back as more presses through the terminal's key repeat (after a
+delay of 250-660 ms on common desktops, then 25-30 a second). So a release stamped with its
+press's own time does not end a hold; the hold ends when no press follows within
+`KEY_REPEAT_GAP_S`. The console's host menu and power-off hold and the wiring check's finish
+hold all count through this, so they work from a keyboard as from the box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hal.inputs.events import RELEASE
+
+KEY_REPEAT_GAP_S = 0.75  # longer than a terminal's key-repeat delay
+
+
+@dataclass
+class Hold:
+    since: float | None = None  # when the hold began; None: not held
+    last: float = 0.0  # the latest press (or key repeat)
+    released: bool = False  # a terminal's instant release: held while presses keep coming
+
+    def event(self, kind: str, time: float) -> None:
+        """A press, repeat or release of the button, stamped `time`."""
+        if kind != RELEASE:
+            if self.since is None:
+                self.since = time
+            self.last, self.released = time, False
+        elif time > self.last:
+            self.since = None  # a real release
+        else:
+            self.released = True
+
+    def seconds(self, now: float) -> float:
+        """How long the button has been held at `now`; 0 when it is not."""
+        if self.since is None:
+            return 0.0
+        if not self.released:
+            return now - self.since
+        if now - self.last > KEY_REPEAT_GAP_S:
+            self.since = None
+            return 0.0
+        return self.last - self.since  # a terminal: as long as the key repeats came
+
+    def reset(self) -> None:
+        self.since = None
