@@ -20,7 +20,7 @@ from console.web.panel import live_view
 from hal.inputs.script import parse_script
 from tests.browser_console import BrowserConsole, dots
 from tests.phones import WAIT_S
-from tests.scripting import Script, plan_game, setup_presses
+from tests.scripting import Script, plan_game, script_for, setup_presses
 from tests.test_whole_games import first_card_cell, near_guesser
 
 
@@ -32,11 +32,11 @@ def console(browser):
 
 def to_first_guess(console, page) -> None:
     """From the idle board to the first guesser's turn, from the page's keys."""
+    _, _, record = plan_game(3, "cards", 0, 7, target=first_card_cell, guess=near_guesser(7),
+                             passes=lambda state: True)
     script = Script()
     setup_presses(script, SetupChoices(3, "cards", 0))
-    script.press("a")  # the giver has the controls
-    script.press("a")  # the first of the card's cells is the target
-    script.press("a")  # the first clue is given
+    script_for(record[:3], 1, script)  # the hand-off, the target, the first clue
     console.play(page, parse_script(script.text()))
     assert console.app.game.phase == "guess1"
 
