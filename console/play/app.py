@@ -22,7 +22,7 @@ from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import StoreError
-from console.view.timeline import Timeline, attract_frame, replay_timeline
+from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_frame, replay_timeline
 from console.play.remote import Chore, RemoteCommand, handle_remote
 from console.store.format import NotDurableError
 from console.view.ui import Ui
@@ -104,6 +104,7 @@ class ConsoleApp:
         self._shown = ("", "")  # controller.screen_key of what the panel shows
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
         self.attract: Timeline | None = None  # the last finished game's reveals, for the idle board
+        self._attract_due = True  # read them when the idle board first wants them
         self.publisher = publisher
         self.room_codes = room_codes  # a new code for the phones to join with, each game
         self._published: tuple = (None, None)
@@ -132,7 +133,6 @@ class ConsoleApp:
                      last_winners=tuple(last.get("winner_colors", ())), colors=self.colors,
                      store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
                      room_code=self.room_codes() if self.room_codes else "")
-        self.attract = self._reveals(last["game_id"]) if "game_id" in last else None
         self._offer_resume()
         self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
 
@@ -154,7 +154,6 @@ class ConsoleApp:
             record = record[:replayed]
         self.game = game
         if rules.is_terminal(self.game):
-            self.attract = self._reveals(game_id)
             self.store.finish(self.summary())
             self.game = None
             return
@@ -172,10 +171,14 @@ class ConsoleApp:
         finished = (g for g in self.store.history(10) if g.get("status") == "finished")
         return next(finished, {})
 
-    def _reveals(self, game_id: str | None = None) -> Timeline | None:
-        """A stored game's reveals (default the current one), for the idle board's attract loop;
-        None when the store cannot give it or its record cannot be replayed (the board then just
-        breathes)."""
+    def _last_reveals(self) -> Timeline | None:
+        """The last finished game's reveals, for the idle board's attract loop: read when first
+        wanted, not at start or as a game ends (the store may be down then, or busy). None when
+        there is none, the store cannot give it or its record cannot be replayed (the board then
+        just breathes)."""
+        game_id = self._last_finished().get("game_id")
+        if game_id is None:
+            return None
         try:
             return replay_timeline(action_from_json(obj) for obj in self.store.export(game_id)).reveals()
         except (StoreError, RuleError) as exc:
@@ -261,8 +264,8 @@ class ConsoleApp:
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)
         ):
-            self.attract = self._reveals()  # the current game's record, before finish() closes it
             self.store.finish(self.summary())
+            self.attract, self._attract_due = None, True  # this game's, once the board idles
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
@@ -334,9 +337,13 @@ class ConsoleApp:
     def _push(self, now: float) -> None:
         layout = self.panel.layout
         frame = None
-        if self.ui.screen == "idle" and self.attract is not None:
+        if self.ui.screen == "idle":
             idle_s = now - max(self.ui.since, self._last_input)
-            frame = attract_frame(self.attract, self.ui, idle_s, layout.width, layout.height)
+            if self._attract_due and idle_s >= ATTRACT_AFTER_S:
+                self._attract_due = False
+                self.attract = self._last_reveals()
+            if self.attract is not None:
+                frame = attract_frame(self.attract, self.ui, idle_s, layout.width, layout.height)
         if frame is None:
             frame = render(self.game, self.ui, now, layout.width, layout.height)
         if self.panel.show(frame):
