@@ -54,11 +54,17 @@ def lost_replies():
         yield state
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless system Chromium (tests/browser.py) for the whole run; each test opens its
+    """One headless system Chromium (tests/browser.py) per test module; each test opens its
     own contexts (`browsers.new_page(browser)`). Without chromium the test FAILS with how to
-    install it: CI installs it, so a missing browser is never a silent skip."""
+    install it: CI installs it, so a missing browser is never a silent skip.
+
+    Per module, not per session: between its calls Playwright's sync API leaves its own event
+    loop marked as running in the main thread (playwright/_impl/_greenlets.py wait_for_future
+    calls asyncio._set_running_loop(loop); only leaving sync_playwright() clears it), so every
+    later test's asyncio.run() would fail with "cannot be called from a running event loop"
+    for as long as the browser stays open."""
     executable = browsers.find_chromium()
     if executable is None:
         pytest.fail(f"chromium is not installed: {browsers.INSTALL_HINT}", pytrace=False)

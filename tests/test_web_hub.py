@@ -26,12 +26,16 @@ def test_subscribers_are_woken_on_their_loop_for_what_they_asked():
         loop = asyncio.get_running_loop()
         states = hub.subscribe(lambda: woken.append("state"), frames=False)
         frames = hub.subscribe(lambda: woken.append("frame"), loop, states=False, frames=True)
-        await loop.run_in_executor(None, hub.publish_state, None, Ui(), 1.0)  # from another thread
+        # From another thread, as the app loop publishes. Each wake is queued on this loop by
+        # call_soon_threadsafe before the worker returns, and the worker's future is settled on
+        # this loop by a later call_soon_threadsafe (asyncio/futures.py, _chain_future): the
+        # loop runs its callbacks in order, so the wake has run when the await returns.
+        await loop.run_in_executor(None, hub.publish_state, None, Ui(), 1.0)
         await loop.run_in_executor(None, hub.publish_frame, Frame(32, 16))
         await asyncio.sleep(0)
         states()
         hub.publish_state(None, Ui(), 2.0)
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # one turn of the loop: a wake queued by that publish would run
         frames()
         return hub.subscribers
 

@@ -178,17 +178,32 @@ def test_a_console_restart_keeps_the_seats_and_the_game(redis_server):
 
 
 def test_phones_and_the_joystick_mix(table):
-    phones = seated_three(table)
+    guessers = [table.phone().join(table.code, seat) for seat in (1, 2)]  # red plays on the joystick
+    guessers[0].send("new_game", players=3, variant="cards", first_giver=0)
+    guessers[0].view(lambda v: v["game"] is not None)
     table.press("a", 2)  # the joystick takes the hand-off (A twice): the panel's secret screen
     table.wait_until(lambda: table.app.ui.screen == "secret")
     table.press("a")  # and chooses the card's first colour
-    phones[1].view(lambda v: v["game"]["phase"] == "clue1")
-    phones[0].send("clue")
-    phones[1].view(lambda v: v["game"]["phase"] == "guess1")
-    phones[1].send("place", cell="A1")
-    phones[1].view(lambda v: v["game"]["pending"] == [1, "A1"])
-    table.press("right")  # the next player's first press commits the phone's pawn
-    phones[2].view(lambda v: v["game"]["pawns"] == [[1, "A1"]])
+    guessers[0].view(lambda v: v["game"]["phase"] == "clue1")
+    table.press("a")  # the clue, on the joystick
+    guessers[0].view(lambda v: v["game"]["phase"] == "guess1")
+    guessers[0].send("place", cell="A1")
+    guessers[0].view(lambda v: v["game"]["pending"] == [1, "A1"])
+    table.press("right")  # the next player's first press lets the phone's pawn stand
+    guessers[1].view(lambda v: v["game"]["pending"] is None and v["game"]["pawns"] == [[1, "A1"]])
+
+
+def test_a_giver_with_a_phone_never_gets_the_card_on_the_panel(table):
+    phones = seated_three(table)
+    table.press("a", 2)  # someone at the joystick tries to open the giver's secret screen
+    table.settle()
+    assert table.app.ui.screen == "handoff"  # it stays closed: the card is on the giver's phone
+    phones[1].send("free_seat", seat=0)
+    assert phones[1].refusal() == "only the host can free another phone's seat"
+    phones[0].send("leave")  # the giver's phone is gone (or the host freed the seat)
+    table.wait_until(lambda: 0 not in table.app.ui.phone_seats)
+    table.press("a", 2)
+    table.wait_until(lambda: table.app.ui.screen == "secret")  # the joystick is the way now
 
 
 def test_in_free_the_giver_picks_any_cell(table):

@@ -24,9 +24,22 @@ from tests.phones import PhoneTable, in_own_loop
 
 
 @pytest.fixture(scope="module")
-def table():
+def console():
     with PhoneTable() as t:
         yield t
+
+
+@pytest.fixture
+def table(console):
+    """The module's console with no phone of an earlier test connected and no wrong code counted
+    yet (every test comes from 127.0.0.1)."""
+    for phone in console.phones:
+        phone.close()
+    console.phones.clear()
+    console.wait_until(lambda: not console.web.room.phones)
+    console.web.room.attempts._wrong.clear()
+    console.web.room.attempts._all.clear()
+    return console
 
 
 def get(url: str) -> tuple[int, dict, bytes]:
@@ -81,6 +94,9 @@ def test_an_oversized_message_closes_the_connection(table):
     ('{"t": "take", "n": 1, "seat": -1}', "take: seat must be a whole number from 0 to 99"),
     ('{"t": "brightness", "n": 1, "delta": 5}', "brightness: delta must be 1 or -1"),
     ('{"t": "new_game", "n": 1, "players": 4, "variant": "chess"}', "new_game: variant must be cards or free"),
+    ("[" * 1000, "not a JSON message"),  # past the JSON parser's recursion limit
+    (r'{"t": "join", "n": 1, "code": "\u00c4\u00d6\u20ac\ud800"}', "that is not the code on the panel"),
+    (r'{"t": "host", "n": 1, "pin": "\u0661\u0662\u0663\u0664"}', "wrong host PIN"),
 ])
 def test_malformed_messages_are_refused_with_what_is_wrong(table, text, why):
     phone = table.phone()
@@ -113,8 +129,6 @@ def test_guessing_the_room_code_is_rate_limited_per_address(table):
         assert phone.refusal() == "that is not the code on the panel"
     phone.send("join", code=table.code)  # even the right code waits now
     assert phone.refusal().startswith("too many wrong tries: wait")
-    table.web.room.attempts._wrong.clear()
-    table.web.room.attempts._all.clear()
 
 
 def test_attempts_open_again_after_the_window_and_cap_all_addresses_together():
@@ -201,6 +215,24 @@ def test_a_phone_that_floods_without_reading_is_dropped():
 
     in_own_loop(connect_it())
     assert stuck.closed_with == 1008 and next(stuck.messages, None) is not None  # dropped before the end
+
+
+def test_a_phone_sending_faster_than_a_person_taps_is_slowed_down(table, monkeypatch):
+    clock = FakeClock(1000.0)
+    monkeypatch.setattr(table.web.room, "clock", clock)
+    phone = table.phone()
+    phone.expect("view")  # connected: its connection is in the room, alone
+    (connection,) = table.web.room.phones
+    for n in range(1, 201):
+        phone.send_raw(json.dumps({"t": "take_back", "n": n}))
+    table.wait_until(lambda: connection.messages_read == 200)
+    clock.sleep(1.0)  # a second later there is room for messages again
+    phone.send_raw("end")
+    refusals = []
+    while not refusals or refusals[-1] != "not a JSON message":
+        refusals.append(phone.refusal())
+    assert refusals.count("too many messages: slow down (until then, messages are dropped)") >= 1
+    assert refusals.count("type the room code the panel shows first") == 60  # the burst; the rest dropped
 
 
 def test_the_wrong_try_memory_stays_bounded():

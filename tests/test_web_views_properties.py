@@ -94,7 +94,7 @@ def test_no_message_to_another_seat_nor_the_panel_carries_the_card_or_the_target
     draw = data.draw
     rng = random.Random(seed)
     t = 0.0
-    ui = Ui(room_code="ACEF")
+    ui = Ui(room_code="ACEF", phone_seats=tuple(draw(st.sets(st.sampled_from(SEATS)))))
     step = handle_remote(None, ui, RemoteCommand(0, "new_game", options=(players, variant, first % players),
                                                  host=True), t, rng)
     game, ui = step.game, step.ui

@@ -232,7 +232,7 @@ def run_bench() -> dict:
     return results
 
 
-def phone_figures(phones: int = 4, taps: int = 200) -> dict:
+def phone_figures(phones: int = 4, taps: int = 100) -> dict:
     """A tap's latency to every phone on loopback, p50 and p99 over taps x phones."""
     from console.commands.bench_web import phone_latencies
 

@@ -23,7 +23,7 @@ from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import StoreError
 from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_frame, replay_timeline
-from console.play.remote import Chore, RemoteCommand, handle_remote
+from console.play.remote import Chore, RemoteCommand, SeatsHeld, handle_remote
 from console.store.format import NotDurableError
 from console.view.ui import Ui
 from hal.frame import Frame
@@ -211,12 +211,15 @@ class ConsoleApp:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
         self._push(now)
 
-    def _on_event(self, event: InputEvent | RemoteCommand | Chore, now: float) -> None:
+    def _on_event(self, event: InputEvent | RemoteCommand | Chore | SeatsHeld, now: float) -> None:
         if isinstance(event, RemoteCommand):
             self._on_remote(event, now)
             return
         if isinstance(event, Chore):
             event.run(self.store)
+            return
+        if isinstance(event, SeatsHeld):
+            self.ui = replace(self.ui, phone_seats=event.seats)
             return
         if event.button == QUIT:
             if event.kind != RELEASE:

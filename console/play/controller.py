@@ -252,7 +252,10 @@ def _start_game(ui: Ui, t: float, rng: random.Random) -> Step:
 
 
 def _handoff(game: GameState, ui: Ui, button: str, t: float) -> Step:
-    """The secret opens on a second A soon after the first: one stray press shows nothing."""
+    """The secret opens on a second A soon after the first: one stray press shows nothing. A giver
+    whose seat a phone holds chooses on the phone: the panel never shows their card."""
+    if game.giver in ui.phone_seats:
+        return Step(game, ui)
     if button != "a":
         return Step(game, replace(ui, armed_at=-1.0))
     if ui.handoff_armed(t):

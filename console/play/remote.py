@@ -51,6 +51,14 @@ class Chore:
     run: Callable[[Any], None]
 
 
+@dataclass(frozen=True)
+class SeatsHeld:
+    """The seats phones hold now (the web layer says so whenever they change): the UI keeps them,
+    and a cue giver among them picks the target on the phone, never on the panel."""
+
+    seats: tuple[int, ...]
+
+
 def handle_remote(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
     if cmd.verb in HOST_VERBS:
         if not cmd.host:

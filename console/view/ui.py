@@ -83,6 +83,7 @@ class Ui:
     menu_return: tuple[str, float] | None = None  # the game screen (and its start) a menu returns to
     store_keeps: bool = True  # False for memory://, which keeps nothing once the console exits
     room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
+    phone_seats: tuple[int, ...] = ()  # seats a phone holds: such a giver chooses on the phone
 
     def handoff_armed(self, t: float) -> bool:
         """The hand-off has had its first A and waits for the second."""

@@ -7,6 +7,7 @@ import time
 from typing import Any, Callable, Iterable, Sequence
 
 from console.config.schema import WebConfig
+from console.play.remote import SeatsHeld
 from console.web.hub import Hub
 from console.web.phones import PhoneRoom
 from console.web.seats import SEATS_SETTING, Attempts, SeatBook
@@ -22,7 +23,8 @@ class WebCompanion:
                  more_routes: Iterable[Callable[[Hub], Sequence]] = ()) -> None:
         self.hub = Hub()
         book = SeatBook(len(colors), store.get_setting(SEATS_SETTING, None))
-        self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin)
+        self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin, clock)
+        events.put(SeatsHeld(book.taken))  # the seats kept from before a restart
         self.asgi = build_web_app([self.room.routes(), *(routes(self.hub) for routes in more_routes)])
         self.server = WebServer(self.asgi, config.address, config.port)
 

@@ -54,7 +54,7 @@ def parse_message(text: Any, last_n: int) -> Message:
         raise MessageError(f"message too large (at most {MAX_MESSAGE_BYTES} bytes)")
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested past the C parser's limit
         raise MessageError("not a JSON message") from None
     if not isinstance(data, dict):
         raise MessageError("a message is a JSON object")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import logging
+import time
 from importlib import resources
 from typing import Any, Callable
 
@@ -21,18 +23,20 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, Chore, RemoteCommand
+from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, Chore, RemoteCommand, SeatsHeld
 from console.web.hub import Hub
 from console.web.messages import Message, MessageError, parse_message
 from console.web.seats import SEATS_SETTING, Attempts, SeatBook, SeatError, is_token
 from console.web.server import origin_allowed
 from console.web.views import board_message, seat_view
 
+log = logging.getLogger("hues-console")
 ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
           "/phone.js": ("phone.js", "text/javascript; charset=utf-8"),
           "/phone.css": ("phone.css", "text/css; charset=utf-8")}
 MAX_PHONES = 32
-MAX_OUTBOX = 64  # messages waiting for a phone that does not read them: past this it is dropped
+MAX_OUTBOX = 32  # messages waiting for a phone that does not read them: past this it is dropped
+RATE_PER_S, BURST = 30.0, 60  # a phone's messages: a person taps a few a second
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
 
 
@@ -43,8 +47,10 @@ def asset(name: str) -> bytes:
 class PhoneRoom:
     """Every phone connection of the console, their seats and the app's queue they talk to."""
 
-    def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "") -> None:
+    def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "",
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
+        self.clock = clock  # paces each phone's messages
         self.phones: set[PhoneConnection] = set()
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
 
@@ -68,11 +74,22 @@ class PhoneRoom:
             self.phones.discard(phone)
 
     def seats_changed(self) -> None:
-        """Keep the seats in the store (in the app's thread) and show every phone who sits where."""
+        """Keep the seats in the store (in the app's thread), tell the app which seats phones
+        hold, and show every phone who sits where."""
         saved = self.book.saved()
         self.events.put(Chore(lambda store: store.set_setting(SEATS_SETTING, saved)))
+        self.events.put(SeatsHeld(self.book.taken))
         for phone in self.phones:
             phone.wake()
+
+
+class Dropped(Exception):
+    """A message past the rate, after the one refusal that said so: no answer at all."""
+
+
+def _same(given: str, secret: str) -> bool:
+    """In constant time; as bytes, since compare_digest refuses non-ASCII text with a TypeError."""
+    return hmac.compare_digest(given.encode("utf-8", "replace"), secret.encode())
 
 
 class PhoneConnection:
@@ -89,6 +106,8 @@ class PhoneConnection:
         self._last_view = ""
         self._woken = False
         self.flooded = False
+        self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
+        self._allowance, self._checked, self._slowed = float(BURST), room.clock(), False
         client = websocket.client
         self.address = client.host if client else "?"
 
@@ -143,21 +162,43 @@ class PhoneConnection:
             raw = await self.websocket.receive()
             if raw["type"] == "websocket.disconnect":
                 return
+            self.messages_read += 1
             try:
+                self._pace()
                 message = parse_message(raw.get("text"), self.last_n)
                 self.last_n = message.n
                 self._handle(message)
+            except Dropped:
+                pass
             except (MessageError, SeatError) as exc:
                 self.send({"t": "refused", "n": self._n_of(raw), "why": str(exc)})
+            except Exception:  # a bug here must not end the phone's connection, nor reach it
+                log.exception("a phone's message could not be handled")
+                self.send({"t": "refused", "n": self._n_of(raw), "why": "the box could not handle that message"})
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return
+            await asyncio.sleep(0)  # the writer's turn: answers go out as messages come in
+
+    def _pace(self) -> None:
+        """A token bucket: BURST messages at once, RATE_PER_S a second after that; more is refused
+        before it is even read, so one phone cannot fill the app's queue."""
+        now = self.room.clock()
+        self._allowance = min(float(BURST), self._allowance + (now - self._checked) * RATE_PER_S)
+        self._checked = now
+        if self._allowance < 1:
+            if self._slowed:
+                raise Dropped()
+            self._slowed = True
+            raise MessageError("too many messages: slow down (until then, messages are dropped)")
+        self._allowance -= 1
+        self._slowed = False
 
     @staticmethod
     def _n_of(raw: dict) -> int | None:
         try:
             n = json.loads(raw.get("text") or "null").get("n")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):
             return None
         return n if isinstance(n, int) and not isinstance(n, bool) else None
 
@@ -195,9 +236,9 @@ class PhoneConnection:
             raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s")
         if verb == "join":
             code = self.room.hub.snapshot.ui.room_code
-            right = bool(code) and hmac.compare_digest(fields["code"].strip().upper(), code)
+            right = bool(code) and _same(fields["code"].strip().upper(), code)
         else:
-            right = bool(self.room.host_pin) and hmac.compare_digest(fields["pin"], self.room.host_pin)
+            right = bool(self.room.host_pin) and _same(fields["pin"], self.room.host_pin)
         if not right:
             self.room.attempts.wrong(self.address)
             raise SeatError("that is not the code on the panel" if verb == "join" else "wrong host PIN")

@@ -177,6 +177,7 @@ function renderGame() {
 
   const guessing = phase === "guess1" || phase === "guess2";
   show("place", guessing && myTurn && !giver && !pendingMine);
+  $("place").textContent = g.cursor && myTurn ? `Place on ${g.cursor}` : "Place here";
   show("take-back", !!pendingMine);
   show("confirm", !!pendingMine);
   show("clue", giver && (phase === "clue1" || phase === "clue2" || (myTurn && guessing)));
