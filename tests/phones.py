@@ -36,6 +36,15 @@ def web_config(store_url: str = "memory://", pin: str = "", port: int = 0):
         store=dataclasses.replace(config.store, url=store_url, state_dir=STATE_DIR))
 
 
+def stop_console(app: ConsoleApp, loop: threading.Thread) -> None:
+    """Stop the app's loop thread, then close its sources (the web server) and the app."""
+    app.running = False
+    loop.join(WAIT_S)
+    for source in app.sources:
+        source.close()
+    app.close()
+
+
 class PhoneTable:
     """The console and its server; `phone()` connects a phone, `press()` uses the joystick."""
 
@@ -85,11 +94,7 @@ class PhoneTable:
     def close(self) -> None:
         for phone in self.phones:
             phone.close()
-        self.app.running = False
-        self._thread.join(WAIT_S)
-        for source in self.app.sources:
-            source.close()
-        self.app.close()
+        stop_console(self.app, self._thread)
 
     def __enter__(self) -> PhoneTable:
         return self
