@@ -173,6 +173,14 @@ def test_outputs_go_to_stdout_for_a_dash(isolated, tmp_path, capsysbinary):
     assert capsysbinary.readouterr().out.startswith(b"\x89PNG")
 
 
+@pytest.mark.parametrize("argv", [["export", "game\udcff"], ["sticker", "--out", "OUT", "--url", "http://\udcff/"],
+                                  ["palette", "--driver", "ws\udc81"]])
+def test_a_text_argument_that_is_not_utf8_is_refused(isolated, tmp_path, capsys, argv):
+    """Bytes that are not UTF-8 on the command line reach Python as lone surrogates (PEP 383)."""
+    argv = [str(tmp_path / "x.svg") if word == "OUT" else word for word in argv]
+    assert "is not UTF-8 text" in refused(capsys, argv)
+
+
 @pytest.mark.parametrize("time_text", ["nan", "inf", "-inf", "1e308", "-1", "86401", "soon", "", "0x10"])
 def test_render_refuses_a_time_that_is_no_animation_time(isolated, tmp_path, capsys, time_text):
     record = _write(tmp_path, EXAMPLE)
