@@ -214,6 +214,22 @@ def test_a_bad_config_value_is_one_line_for_check_config_and_every_command(isola
     assert refused(capsys, ["palette", "--config", path]).startswith(path + ":")
 
 
+BAD_STORE_URLS = ['"redis://\\udcff/0"', '"redis://\\x00/0"', "redis://localhost/0?ssl_cert_reqs=none",
+                  "redis://localhost/0?socket_timeout=3600", "unix:///run/r.sock?bogus=1", "redis://localhost/-1",
+                  "redis://localhost:99999999/0"]
+
+
+@pytest.mark.parametrize("url", BAD_STORE_URLS)
+def test_a_store_url_that_cannot_work_is_one_line_naming_the_file_not_an_outage(isolated, tmp_path, capsys, url):
+    """Not taken for an outage (exit 1) or a crash when the first command connects: redis-py
+    accepts these and fails only then (an unknown option is a TypeError, a host idna cannot
+    encode a UnicodeError), and a URL's timeout would override the console's own."""
+    path = _write(tmp_path, f"store:\n  url: {url}\n", "c.yaml")
+    for argv in (["history", "--config", path], ["export", "--config", path],
+                 ["sim", "--headless", "--config", path, "--script", _write(tmp_path, "a\n", "s.txt")]):
+        assert refused(capsys, argv).startswith(f"{path}: store URL ")
+
+
 def test_a_5_mb_config_is_refused_before_it_is_parsed(isolated, tmp_path, capsys):
     path = _write(tmp_path, "a: [" + "1, " * 1_700_000 + "]\n", "c.yaml")
     assert refused(capsys, ["check-config", path]) == f"{path}: is larger than 64 KiB: this cannot be the right file"
