@@ -188,7 +188,8 @@ def test_render_refuses_a_time_that_is_no_animation_time(isolated, tmp_path, cap
 
 
 BAD_SCRIPT_LINES = ["right 100000000", "hold a 1e8", "wait 1e12", "wait nan", "hold a inf", "right 0",
-                    "right ١", "wait ٣", "jump", "\x1b[2J", "hold", "hold q 1", "a 1 2", "wait -1"]
+                    "right ١", "wait ٣", "jump", "\x1b[2J", "hold", "hold q 1", "a 1 2", "wait -1",
+                    "wait 1_0", "hold a 0_5", "wait infinity", "right\u00a02", "wait\u20281", "a\x1c2"]
 
 
 @pytest.mark.parametrize("line", BAD_SCRIPT_LINES)
