@@ -309,3 +309,58 @@ def test_a_leftover_journal_with_well_formed_nonsense_never_stops_a_start(rig, t
     assert rig.redis.zscore("hues:playing", current) is not None or damage.startswith("game")
     assert any("journal" in r.getMessage() for r in caplog.records)
     taken.close()
+
+
+def _fifo(path) -> None:
+    os.mkfifo(path)
+
+
+def _symlink_to(target: str):
+    return lambda path: os.symlink(target, path)
+
+
+ODD_FILES = {
+    "console-id a FIFO": ("console-id", _fifo),  # nobody writes: a blocking open or read waits for ever
+    "console-id /dev/zero": ("console-id", _symlink_to("/dev/zero")),  # a read to the end never ends
+    "console-id not text": ("console-id", lambda path: path.write_bytes(b"\xff" * 40)),
+    "console-id a directory": ("console-id", os.mkdir),
+    "a journal that is a directory": ("journal-0.jsonl", os.mkdir),
+    "a journal that is a FIFO": ("journal-0.jsonl", _fifo),
+    "a journal that is /dev/zero": ("journal-0.jsonl", _symlink_to("/dev/zero")),
+    "a journal that is a symlink loop": ("journal-0.jsonl", lambda path: os.symlink(path, path)),
+    "a damaged journal whose .damaged is a directory": ("journal-0.damaged", lambda path: (
+        os.mkdir(path), path.with_suffix(".jsonl").write_bytes(encode_entry({"op": "setting", "name": "x",
+                                                                             "text": "1"}) + b"torn"))),
+    "a damaged journal whose .damaged is /dev/full": ("journal-0.damaged", lambda path: (
+        os.symlink("/dev/full", path), path.with_suffix(".jsonl").write_bytes(b"torn"))),
+}
+
+
+@pytest.mark.parametrize("odd", ODD_FILES)
+def test_odd_files_in_the_state_directory_never_stop_or_hold_up_a_start(rig, tmp_path, odd):
+    """Whatever a crash, a person or a full disk left in the state directory: the console starts
+    (in a thread here, so that a hang fails the test instead of holding it up) and keeps moves."""
+    import threading
+
+    name, make = ODD_FILES[odd]
+    (tmp_path / "state").mkdir()
+    make(tmp_path / "state" / name)
+    started: list = []
+    thread = threading.Thread(target=lambda: started.append(journal_store(rig, tmp_path, owner=None)),
+                              daemon=True)  # owner None: the identity is read from the state directory
+    thread.start()
+    thread.join(10)
+    assert started, "the start hung or raised"
+    store = started[0]
+    game_id = store.start_game(NEW_GAME)
+    rig.down()
+    store.append(MOVES[0])  # kept in the journal
+    crash(store)
+    rig.up()
+    assert journal_store(rig, tmp_path).unfinished() == (game_id, [NEW_GAME, MOVES[0]])
+
+
+def test_a_state_directory_name_too_long_counts_as_a_full_disk(rig, tmp_path):
+    store = rig.store(state_dir=tmp_path / ("x" * 300))  # listing it fails with ENAMETOOLONG, not ENOENT
+    assert not store.journal_ok
+    assert store.start_game(NEW_GAME)

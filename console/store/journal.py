@@ -152,7 +152,12 @@ def take_leftovers(directory: Path) -> list[Leftover]:
     """The journals of consoles that are no longer running, oldest first, each read to its longest
     valid prefix and locked, so that no other console takes them too."""
     found = []
-    for path in sorted(Path(directory).glob("journal-*.jsonl"), key=_mtime):
+    try:
+        paths = sorted(Path(directory).glob("journal-*.jsonl"), key=_mtime)
+    except OSError as error:  # a name too long...: Journal() says it cannot make the directory
+        log.warning("the state directory %s cannot be read (%s)", directory, error.strerror)
+        return []
+    for path in paths:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
         except OSError:
@@ -173,10 +178,14 @@ def _read_leftover(path: Path, fd: int) -> list[dict]:
     entries, valid = decode_entries(data)
     if valid < size:
         damaged = path.with_suffix(".damaged")
-        with open(damaged, "ab") as keep:
-            keep.write(data[valid:])
-        log.warning("journal %s: damaged after %d entries (a write cut by a power failure?); "
-                    "the rest is kept in %s", path, len(entries), damaged)
+        try:
+            with open(damaged, "ab") as keep:
+                keep.write(data[valid:])
+            kept = f"the rest is kept in {damaged}"
+        except OSError as error:  # a full disk: the damaged rest is no game anyway, the start goes on
+            kept = f"the rest cannot be kept in {damaged} ({error.strerror})"
+        log.warning("journal %s: damaged after %d entries (a write cut by a power failure?); %s",
+                    path, len(entries), kept)
     return entries
 
 

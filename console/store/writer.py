@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import collections
 import logging
+import os
 import secrets
+import stat
 import threading
 import time
 from pathlib import Path
@@ -85,8 +87,12 @@ def _decoded(game: Game, lines: list[str]) -> DecodedRecord:
 def console_identity(state_dir: Path) -> str:
     """This console's lease token, kept in its state directory so that it outlives a crash."""
     path = Path(state_dir) / "console-id"
-    try:
-        token = path.read_text().strip()
+    try:  # non-blocking and bounded: a FIFO or /dev/zero put there must not hang the start
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            token = os.read(fd, 64).decode("ascii", "replace").strip() if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+        finally:
+            os.close(fd)
         if len(token) == 32 and all(c in "0123456789abcdef" for c in token):
             return token
     except OSError:
@@ -94,7 +100,9 @@ def console_identity(state_dir: Path) -> str:
     token = secrets.token_hex(16)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        path.write_text(token + "\n")
+        fresh = path.with_name("console-id.new")  # renamed over whatever is there (a FIFO would block)
+        fresh.write_text(token + "\n")
+        os.replace(fresh, path)
     except OSError as error:
         log.warning("cannot keep the console's identity in %s (%s)", path, error.strerror)
     return token
