@@ -379,12 +379,14 @@ def describe(state: GameState | None, ui: Ui) -> str:
     return text
 
 
-def _name(state: GameState, player: int) -> str:
+def player_name(state: GameState, player: int) -> str:
+    """A player as the hints and captions name them: their pawn colour, capitalised."""
     return state.colors[player].capitalize()
 
 
-def _names(state: GameState, players: tuple[int, ...]) -> str:
-    names = [_name(state, p) for p in players]
+def player_names(state: GameState, players: tuple[int, ...]) -> str:
+    """Players named in a sentence: "Red", "Red and Blue", "Red, Blue and Green"."""
+    names = [player_name(state, p) for p in players]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
@@ -405,7 +407,7 @@ def _hint(state: GameState | None, ui: Ui) -> str:
                 f"to the game)")
     if screen == "confirm":
         return _confirm_hint(ui)
-    giver = _name(state, state.giver)
+    giver = player_name(state, state.giver)
     if screen == "handoff":
         if ui.armed_at >= 0:  # the first A came (the hint is not redrawn when the wait runs out)
             return f"{giver}: press A again to see your card (everyone else look away)"
@@ -418,11 +420,11 @@ def _hint(state: GameState | None, ui: Ui) -> str:
     if screen == "reveal":
         return f"Round {state.round} scored: the target was {state.target_revealed} (A moves on)"
     if screen == "tiebreak":
-        return f"Tie between {_names(state, state.tied)}: a tie-break round (A goes on)"
+        return f"Tie between {player_names(state, state.tied)}: a tie-break round (A goes on)"
     if screen == "game_over":
         verb = "wins" if len(state.winners) == 1 else "win"
         best = max(state.scores)
-        return f"{_names(state, state.winners)} {verb} with {best} points (A or Start to finish)"
+        return f"{player_names(state, state.winners)} {verb} with {best} points (A or Start to finish)"
     raise ValueError(f"unknown screen {screen!r}")
 
 
@@ -459,7 +461,7 @@ def _play_hint(state: GameState, ui: Ui, giver: str) -> str:
     phase = state.phase
     placed = ""
     if ui.pending is not None:
-        placed = f"{_name(state, ui.pending.player)} placed a pawn on {ui.pending.cell} (B takes it back); "
+        placed = f"{player_name(state, ui.pending.player)} placed a pawn on {ui.pending.cell} (B takes it back); "
         if phase == "round_over":
             return f"{placed}any other button reveals the target"
     if phase == "clue1":
@@ -470,4 +472,4 @@ def _play_hint(state: GameState, ui: Ui, giver: str) -> str:
     if phase not in ("guess1", "guess2"):
         raise ValueError(f"the play screen has nothing to ask for in the {phase} phase")
     which = "first" if phase == "guess1" else "second"
-    return f"{placed}{_name(state, current_player(state))}: place your {which} pawn (A places)"
+    return f"{placed}{player_name(state, current_player(state))}: place your {which} pawn (A places)"

@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 from console.game import rules
 from console.game.rules import Action, GameState, Next, Pawn, Place, SkipClue, TakeBack
-from console.view.render import render
+from console.view.render import player_name, player_names, render
 from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
 from hal.frame import Frame
 
@@ -132,7 +132,7 @@ def replay_timeline(actions: Iterable[Action], ui: Ui = Ui()) -> Timeline:
         if scene is not None:
             scenes.append(scene)
         if isinstance(action, Next) and state.tiebreak and not before.tiebreak:
-            scenes.append(_scene(state, ui, "tiebreak", TIEBREAK_S, f"Tie-break between {_names(state, state.tied)}"))
+            scenes.append(_scene(state, ui, "tiebreak", TIEBREAK_S, f"Tie-break between {player_names(state, state.tied)}"))
     if state is None:
         raise rules.RuleError("the record is empty: it needs a new_game")
     scenes.append(_last(state, ui))
@@ -141,10 +141,10 @@ def replay_timeline(actions: Iterable[Action], ui: Ui = Ui()) -> Timeline:
 
 def _before(state: GameState, action: Action, ui: Ui) -> Scene | None:
     """The panel just as `action` was taken in `state`."""
-    phase, giver = state.phase, _name(state, state.giver)
+    phase, giver = state.phase, player_name(state, state.giver)
     if isinstance(action, TakeBack):  # the pawn still down, the target still unseen
         pawn = state.pawns[-1]
-        return _scene(state, ui, "play", GUESS_S, f"{_name(state, pawn.player)} takes back the pawn on {pawn.cell}",
+        return _scene(state, ui, "play", GUESS_S, f"{player_name(state, pawn.player)} takes back the pawn on {pawn.cell}",
                       cursor=pawn.cell)
     if phase == "choose_target":
         return _scene(state, ui, "handoff", HANDOFF_S, f"Round {state.round}: {giver} gives the cue")
@@ -156,7 +156,7 @@ def _before(state: GameState, action: Action, ui: Ui) -> Scene | None:
                       f"{giver} passes" if passed else f"{giver} gives a second clue", choice=int(passed))
     if phase in ("guess1", "guess2") and isinstance(action, Place):
         who = rules.current_player(state)
-        return _scene(state, ui, "play", GUESS_S, f"{_name(state, who)} places a pawn on {action.cell}",
+        return _scene(state, ui, "play", GUESS_S, f"{player_name(state, who)} places a pawn on {action.cell}",
                       cursor=action.cell, pending=Pawn(who, action.cell))
     if phase == "round_over":
         return _scene(state, ui, "reveal", REVEAL_S, _reveal_caption(state))
@@ -166,7 +166,7 @@ def _before(state: GameState, action: Action, ui: Ui) -> Scene | None:
 def _last(state: GameState, ui: Ui) -> Scene:
     if state.phase == "game_over":
         verb = "wins" if len(state.winners) == 1 else "win"
-        return _scene(state, ui, "game_over", GAME_OVER_S, f"{_names(state, state.winners)} {verb}")
+        return _scene(state, ui, "game_over", GAME_OVER_S, f"{player_names(state, state.winners)} {verb}")
     if state.phase == "round_over":
         return _scene(state, ui, "reveal", REVEAL_S, _reveal_caption(state))
     screen = "handoff" if state.phase == "choose_target" else "play"
@@ -181,14 +181,6 @@ def _scene(state: GameState, ui: Ui, screen: str, duration: float, caption: str,
 
 
 def _reveal_caption(state: GameState) -> str:
-    points = ", ".join(f"{_name(state, p)} +{n}" for p, n in enumerate(state.last_round_points))
+    points = ", ".join(f"{player_name(state, p)} +{n}" for p, n in enumerate(state.last_round_points))
     return f"Round {state.round}: the target was {state.target_revealed}; {points}"
 
-
-def _name(state: GameState, player: int) -> str:
-    return state.colors[player].capitalize()
-
-
-def _names(state: GameState, players: tuple[int, ...]) -> str:
-    names = [_name(state, p) for p in players]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
