@@ -14,6 +14,7 @@ from console.commands import main as cli
 from console.game import rules
 from console.game.record import dumps_record
 from console.view.palette import board_colors
+from console.view.render import render
 from console.view.timeline import ATTRACT_AFTER_S, GUESS_S, attract_scene, replay_timeline
 from console.view.ui import Ui
 from hal.picture import encode_animation
@@ -165,6 +166,13 @@ def test_attract_loop_takes_turns_with_the_idle_board(timeline):
     cycle = ATTRACT_AFTER_S + reveals.duration
     assert attract_scene(reveals, ui, cycle + 1.0) is None  # the board again, then the reveals again
     assert attract_scene(reveals, ui, cycle + ATTRACT_AFTER_S + 0.5)[0] == first.game
+
+
+def test_attract_loop_keeps_the_full_disks_red_dot(timeline):
+    reveals = timeline.reveals()
+    _, shown, t = attract_scene(reveals, Ui(disk_full=True), ATTRACT_AFTER_S + 0.1)
+    assert shown.disk_full
+    assert render(reveals.scenes[0].game, shown, t).get(31, 15) == (255, 0, 0)
 
 
 def test_no_stored_game_no_attract_loop():

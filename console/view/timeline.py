@@ -99,14 +99,15 @@ def attract_scene(reveals: Timeline, ui: Ui, idle_s: float) -> tuple[GameState, 
     """What the idle board shows after `idle_s` seconds untouched: None for the board itself,
     else (game, ui, t) to render, a moment of the last game's reveals. The board and the
     reveals take turns, ATTRACT_AFTER_S of board first; what the host must see on any screen
-    (the shutdown hold, a store outage) stays from `ui`."""
+    (the shutdown hold, a store outage, a full disk) stays from `ui`."""
     if not reveals.scenes:
         return None
     t = idle_s % (ATTRACT_AFTER_S + reveals.duration) - ATTRACT_AFTER_S
     if t < 0:
         return None
     scene = reveals.scene_at(t)
-    shown = replace(scene.ui, store_online=ui.store_online, hold_progress=ui.hold_progress)
+    shown = replace(scene.ui, store_online=ui.store_online, disk_full=ui.disk_full,
+                    hold_progress=ui.hold_progress)
     return scene.game, shown, t
 
 
