@@ -206,8 +206,10 @@ def _contrast(rgb: bytes) -> bytes:
 # --- the status columns -------------------------------------------------------------------------
 
 
-def _glyph(art: str, rgb: RGB) -> list[bytes]:
-    return [b"".join(bytes(rgb) if mark == "#" else _BLACK for mark in line) for line in art.split()]
+@lru_cache(maxsize=16)
+def _glyph(art: str, rgb: RGB) -> tuple[bytes, ...]:
+    """2x5 art ("#" lit, "." dark) as five 6-byte rows; built once, not every frame."""
+    return tuple(b"".join(bytes(rgb) if mark == "#" else _BLACK for mark in line) for line in art.split())
 
 
 @lru_cache(maxsize=256)
@@ -222,7 +224,7 @@ def _status_rows(color: str, lit: bool, phase: str, lower: tuple[bytes, ...] | N
         shown = rgb if lit else tuple(v // 4 for v in rgb)
         top = [bytes(shown) * 2] * 4
     art = _PHASE_GLYPHS.get(phase)
-    glyph = [_BLACK * 2] * 5 if art is None else _glyph(art, _GLYPH_RGB)
+    glyph = [_BLACK * 2] * 5 if art is None else list(_glyph(art, _GLYPH_RGB))
     bottom = list(lower) if lower is not None else [_BLACK * 2] * 5
     return tuple(top + [_BLACK * 2] + glyph + [_BLACK * 2] + bottom)
 
@@ -237,8 +239,10 @@ def _draw_status(frame: Frame, state: GameState, ui: Ui, t: float, lower: tuple[
         pixels[i : i + 6] = line
 
 
+@lru_cache(maxsize=None)
 def _loupe(cell: Cell) -> tuple[bytes, ...]:
-    """The colour under the cursor, big enough to compare with the cells around it."""
+    """The colour under the cursor, big enough to compare with the cells around it (one per cell,
+    built once: the frame loop asks for it 60 times a second)."""
     return (bytes(board_colors()[cell.index]) * 2,) * 5
 
 
@@ -304,7 +308,7 @@ def _play(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
     if guessing:
         lower = _loupe(ui.cursor)
     elif phase == "clue2":
-        lower = tuple(_glyph(_CHOICE_GLYPHS[ui.choice], WHITE))
+        lower = _glyph(_CHOICE_GLYPHS[ui.choice], WHITE)
     _draw_status(frame, state, ui, t, lower)
     return frame
 
