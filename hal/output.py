@@ -119,6 +119,7 @@ class OutputStage:
         self._level = self._level_of(_check_brightness(brightness))
         self.last_brightness = self._level / BRIGHTNESS_STEPS
         self._tables: dict[int, tuple[bytes, bytes]] = {}
+        self._seen_tables: dict[int, bytes] = {}
         self._to_chain = operator.itemgetter(
             *(3 * pixel + channel for pixel in layout.logical_index for channel in range(3))
         )
@@ -163,21 +164,38 @@ class OutputStage:
 
     def process(self, frame: Frame) -> bytes:
         """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the supply."""
+        level = self._level_for(frame)
+        self.last_brightness = level / BRIGHTNESS_STEPS
+        return bytes(self._to_chain(frame.pixels.translate(self.table(level))))
+
+    def seen(self, frame: Frame) -> bytes:
+        """The frame as the LEDs show it, for a screen (the browser's panel): each channel's light
+        after brightness, gamma, the current limiter and the driver's own table, then restored
+        to full brightness and un-gammaed, as WLED's live view does (wled00/ws.cpp: the colours
+        of `getPixelColorRestored` through `unGamma8` with `gammaCorrectPreview`). So a screen
+        shows what the LEDs make of each colour (dark shades that merge at a low brightness
+        merge there too) without the room-level dimming. Logical order, 3 bytes a pixel; changes
+        nothing in the stage, so another thread may call it."""
+        level = self._level_for(frame)
+        table = self._seen_tables.get(level)
+        if table is None:
+            light, scale, inverse = self.light_table(level), max(1, level), 1 / self.gamma
+            table = self._seen_tables[level] = bytes(
+                min(255, round(255 * (light[v] / scale) ** inverse)) for v in range(256))
+        return bytes(frame.pixels.translate(table))
+
+    def _level_for(self, frame: Frame) -> int:
+        """The brightness level the limiter lets through for `frame`."""
         layout = self.layout
         if frame.width != layout.width or frame.height != layout.height:
             raise ValueError(
                 f"a {frame.width}x{frame.height} frame does not fit the {layout.width}x"
                 f"{layout.height} LED layout"
             )
-        pixels = frame.pixels
-        level = self._level
-        written, light = self._tables_for(level)
-        drive = pixels.translate(written)
-        if not self._fits(sum(drive) if light is written else sum(pixels.translate(light))):
-            level = self._limit(pixels, level)
-            drive = pixels.translate(self.table(level))
-        self.last_brightness = level / BRIGHTNESS_STEPS
-        return bytes(self._to_chain(drive))
+        pixels, level = frame.pixels, self._level
+        if self._fits(self._light_sum(pixels, level)):
+            return level
+        return self._limit(pixels, level)
 
     def _light_sum(self, pixels: bytearray, level: int) -> int:
         return sum(pixels.translate(self.light_table(level)))

@@ -9,6 +9,7 @@ import asyncio
 import dataclasses
 import json
 import random
+import tempfile
 import threading
 from typing import Callable
 
@@ -23,11 +24,25 @@ from hal.inputs.events import PRESS, InputEvent
 WAIT_S = 5.0
 
 
+STATE_DIR = tempfile.mkdtemp(prefix="hues-state-")
+"""Where a Redis store keeps its journal and identity (not in ~): one for the test run, so a
+second PhoneTable is the same console started again."""
+
+
 def web_config(store_url: str = "memory://", pin: str = "", port: int = 0):
     config = load_config(environ={}, etc_path="/nonexistent")
     return dataclasses.replace(
         config, web=dataclasses.replace(config.web, enabled=True, port=port, host_pin=pin),
-        store=dataclasses.replace(config.store, url=store_url))
+        store=dataclasses.replace(config.store, url=store_url, state_dir=STATE_DIR))
+
+
+def stop_console(app: ConsoleApp, loop: threading.Thread) -> None:
+    """Stop the app's loop thread, then close its sources (the web server) and the app."""
+    app.running = False
+    loop.join(WAIT_S)
+    for source in app.sources:
+        source.close()
+    app.close()
 
 
 class PhoneTable:
@@ -79,11 +94,7 @@ class PhoneTable:
     def close(self) -> None:
         for phone in self.phones:
             phone.close()
-        self.app.running = False
-        self._thread.join(WAIT_S)
-        for source in self.app.sources:
-            source.close()
-        self.app.close()
+        stop_console(self.app, self._thread)
 
     def __enter__(self) -> PhoneTable:
         return self

@@ -101,6 +101,8 @@ def test_bench_web_figures_have_every_key():
     latency = bench.latency_figures(seconds=0.3, web=True)
     assert latency["events"] > 0
     assert 0 <= bench.idle_cpu_figure(seconds=0.3, web=True) < 1
+    page = bench.page_figures(presses=6)
+    assert page["presses"] == 6 and page["p99"] >= page["p50"] > 0
 
 
 def test_play_on_the_sim_png_driver_takes_the_keys_and_writes_the_picture(isolated, tmp_path, monkeypatch):

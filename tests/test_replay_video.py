@@ -12,6 +12,7 @@ from PIL import Image
 
 from console.commands import main as cli
 from console.game import rules
+from console.game.board import ALL_CELLS
 from console.game.record import dumps_record
 from console.view.palette import board_colors
 from console.view.render import render
@@ -55,11 +56,40 @@ def test_the_timeline_walks_every_round_and_never_shows_the_secret(record, timel
     places = [a for a in record if isinstance(a, rules.Place)]
     guesses = [s for s in timeline.scenes if s.ui.pending is not None]
     assert [(s.ui.pending.player, s.ui.pending.cell) for s in guesses] == [(a.player, a.cell) for a in places]
+    for scene in guesses:
+        assert scene.ui.pending in scene.game.pawns and scene.ui.cursor == scene.ui.pending.cell  # on the board
     for scene in timeline.scenes:
         assert scene.ui.since == scene.start
         assert timeline.scene_at(scene.start) is scene
-        if scene.ui.screen != "reveal" and scene.ui.screen != "game_over":
-            assert scene.game.target_revealed is None  # the target shows first at the reveal
+        if scene.ui.screen not in ("reveal", "game_over") and scene.game.target is not None:
+            elsewhere = replace(scene.game, target=next(c for c in ALL_CELLS if c != scene.game.target))
+            for t in (scene.start, scene.start + 0.3, scene.start + 0.7):  # the target shows first at the reveal
+                assert render(scene.game, scene.ui, t) == render(elsewhere, scene.ui, t), scene.caption
+
+
+def test_a_record_cut_anywhere_in_a_round_shows_no_target_before_its_reveal(record):
+    """What /replay would show of a game still under way: its last scene keeps the secret too."""
+    end_of_round = next(i for i, a in enumerate(record) if isinstance(a, rules.Next))
+    for cut in range(2, end_of_round + 1):
+        last = replay_timeline(record[:cut]).scenes[-1]
+        assert last.ui.screen in ("handoff", "play")  # the reveal waits for a press that never came
+        elsewhere = replace(last.game, target=next(c for c in ALL_CELLS if c != last.game.target))
+        for t in (last.start, last.start + 0.3, last.start + 0.7):
+            assert render(last.game, last.ui, t) == render(elsewhere, last.ui, t), last.caption
+
+
+def test_a_pawn_taken_back_leaves_the_board_and_the_next_one_shows(record):
+    first = next(i for i, a in enumerate(record) if isinstance(a, rules.Place))
+    placed = record[first]
+    elsewhere = next(c for c in ALL_CELLS if c != placed.cell)
+    changed = record[: first + 1] + [rules.TakeBack(), rules.Place(elsewhere, placed.player)] + record[first + 1 :]
+    scenes = replay_timeline(changed).scenes
+    at = next(i for i, s in enumerate(scenes) if s.ui.pending is not None)
+    put, back, again = scenes[at : at + 3]
+    assert rules.Pawn(placed.player, placed.cell) in put.game.pawns
+    assert back.game.pawns == () and back.ui.cursor == placed.cell and back.ui.pending is None
+    assert back.caption.endswith(f"takes back the pawn on {placed.cell}")
+    assert again.ui.pending == rules.Pawn(placed.player, elsewhere) and again.game.pawns == (again.ui.pending,)
 
 
 def test_scenes_follow_each_other_without_gaps(timeline):

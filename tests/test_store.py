@@ -72,6 +72,18 @@ def test_a_new_process_resumes_the_unfinished_game_and_appends_to_it(rig):
     assert rig.store().unfinished() == (game_id, [NEW_GAME, *MOVES])
 
 
+def test_a_game_another_console_plays_is_left_alone_until_its_lease_runs_out(rig, caplog):
+    theirs = play(rig.store(owner="the other console"), MOVES[:1])
+    ours = rig.store()
+    assert ours.unfinished() is None and not ours.resume_checked
+    assert ours.unfinished() is None  # asked again too soon: Redis is not asked, nothing logged twice
+    assert len([w for w in store_warnings(caplog) if "another console" in w]) == 1
+    rig.redis.delete(f"hues:game:{theirs}:lease")  # it stopped: its lease ran out
+    rig.mono.now += 5
+    assert ours.unfinished() == (theirs, [NEW_GAME, MOVES[0]]) and ours.resume_checked
+    assert rig.redis.get(f"hues:game:{theirs}:lease") == "the-console-under-test"
+
+
 def test_no_unfinished_game_in_an_empty_store(rig):
     assert rig.store().unfinished() is None
 

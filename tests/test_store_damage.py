@@ -122,7 +122,8 @@ def test_an_unfinished_record_the_rules_refuse_part_way_is_resumed_up_to_there(r
     store = GameStore(redis_server.url, owner="another-run")
     game_id = store.start_game({"action": "new_game", "players": 3, "seed": 1, "variant": "free"})
     for action in ({"action": "choose_target", "cell": "H15"}, {"action": "clue"},
-                   {"action": "place", "cell": "H²", "player": 1}, {"action": "place", "cell": "A1", "player": 2}):
+                   {"action": "place", "cell": "H²", "player": 1},
+                   {"action": "place", "cell": "A1", "player": 2}):
         store.append(action)
     store.close()
     admin = redis_server.client()

@@ -190,6 +190,7 @@ def test_the_app_shows_a_full_disk_and_does_not_show_a_move_it_cannot_keep(rig, 
     press("a", 0.2)  # the giver takes the controls (A twice): no game action
     press("a", 0.25)
     before = app.game, app.ui.screen
+    assert before[1] == "secret"
     press("a", 0.3)  # the target: it can be kept neither in the journal nor in Redis
     assert (app.game, app.ui.screen) == before and app.ui.disk_full
     assert len(app.store.export()) == 1

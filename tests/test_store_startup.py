@@ -88,6 +88,7 @@ def test_two_consoles_on_one_store_leave_each_others_game_alone(redis_server, tm
         beside.start(0.0)
     assert beside.ui.screen == "idle"
     assert any(served in r.getMessage() and "another console" in r.getMessage() for r in caplog.records)
+    assert not beside.store.resume_checked  # it looks again now and then: that console may stop
     press(beside, *SETUP_GO)
     press(service, "a", t=2.0)  # each plays on: the handoff (A twice), then the target
     press(service, "a", t=2.05)

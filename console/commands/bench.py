@@ -241,10 +241,20 @@ def phone_figures(phones: int = 4, taps: int = 100) -> dict:
             "phones": phones, "taps": taps}
 
 
+def page_figures(presses: int = 200) -> dict:
+    """A press from the `sim --web` page back to it as the changed frame, p50 and p99."""
+    from console.commands.bench_panel import press_to_page_latencies
+
+    latencies = press_to_page_latencies(started_app(), presses)
+    return {"p50": round(percentile(latencies, 50), 2), "p99": round(percentile(latencies, 99), 2),
+            "presses": presses}
+
+
 def web_figures() -> dict:
     """With the phones' server on: a tap to every phone, and what the server costs the panel."""
     startup = startup_figures(web=True)
-    return {"phone_latency_ms": phone_figures(), "latency_ms": latency_figures(web=True),
+    return {"phone_latency_ms": phone_figures(), "page_latency_ms": page_figures(),
+            "latency_ms": latency_figures(web=True),
             "idle_cpu": idle_cpu_figure(web=True), "startup_s": startup["startup_s"], "rss_mb": startup["rss_mb"]}
 
 
@@ -273,6 +283,8 @@ def format_report(r: dict) -> str:
         "with the phones' server on:",
         f"  a tap to every phone: {phone['p50']:.2f} ms p50, {phone['p99']:.2f} ms p99 "
         f"({phone['taps']} taps x {phone['phones']} phones, loopback)",
+        f"  a press on the sim --web page to its frame there: {w['page_latency_ms']['p50']:.2f} ms p50, "
+        f"{w['page_latency_ms']['p99']:.2f} ms p99 ({w['page_latency_ms']['presses']} presses, loopback)",
         f"  latency: {wl['p50']:.2f} ms p50, {wl['p99']:.2f} ms p99 over {wl['events']} presses, a phone connected",
         f"  idle: {100 * w['idle_cpu']:.2f} % of a core, a phone connected",
         f"  start-up: {w['startup_s']:.3f} s to the first frame, {w['rss_mb']} MB RSS",

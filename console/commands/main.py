@@ -38,6 +38,14 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_sim(args: argparse.Namespace) -> int:
     from console.commands.session import play, run_headless
 
+    if args.web:
+        if args.headless or args.script or args.png or args.state_json:
+            raise UsageError("sim --web plays from the browser: --headless, --script, --png and --state-json do not go with it")
+        from console.commands.browser import play_in_browser
+
+        return play_in_browser(args.config, args.port)
+    if args.port is not None:
+        raise UsageError("--port goes with sim --web")
     if args.headless:
         if not args.script:
             raise UsageError("sim --headless needs --script FILE (the inputs to play)")
@@ -151,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("sim", "run the console in the terminal simulator (or headless)")
     p.add_argument("--headless", action="store_true", help="no screen: inputs from --script on a virtual clock")
+    p.add_argument("--web", action="store_true", help="the panel in a web page, played from its keys and buttons")
+    p.add_argument("--port", type=int, metavar="N", help="with --web: the port to serve on (default web.port; 0: any free one)")
     p.add_argument("--script", metavar="FILE", help="input script: up/down/left/right/a/b/start [N], hold B S, wait S")
     p.add_argument("--png", metavar="OUT", type=output_path, help="write the last frame as a PNG")
     p.add_argument("--state-json", metavar="OUT", type=output_path, help="write the game state as the replay JSON")

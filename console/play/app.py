@@ -21,6 +21,8 @@ from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
+from console.store.format import StoreError
+from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_frame, replay_timeline
 from console.play.remote import Chore, RemoteCommand, SeatsHeld, handle_remote
 from console.store.format import NotDurableError
 from console.view.ui import Ui
@@ -101,6 +103,8 @@ class ConsoleApp:
         self._menu_opened = False  # this Start hold has opened the host menu already
         self._shown = ("", "")  # controller.screen_key of what the panel shows
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
+        self.attract: Timeline | None = None  # the last finished game's reveals, for the idle board
+        self._attract_due = True  # read them when the idle board first wants them
         self.publisher = publisher
         self.room_codes = room_codes  # a new code for the phones to join with, each game
         self._published: tuple = (None, None)
@@ -124,8 +128,9 @@ class ConsoleApp:
         brightness = self.store.get_setting("brightness", None)
         if type(brightness) in (int, float) and 0 < brightness <= 1:
             self.stage.set_brightness(brightness)
+        last = self._last_finished()
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
-                     last_winners=self._last_winners(), colors=self.colors,
+                     last_winners=tuple(last.get("winner_colors", ())), colors=self.colors,
                      store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
                      room_code=self.room_codes() if self.room_codes else "")
         self._offer_resume()
@@ -161,15 +166,29 @@ class ConsoleApp:
         self.game, self.ui = game, ui
         self._shown = controller.screen_key(ui, now)
 
-    def _last_winners(self) -> tuple[str, ...]:
+    def _last_finished(self) -> dict:
+        """The history entry of the last finished game, {} when there is none."""
         finished = (g for g in self.store.history(10) if g.get("status") == "finished")
-        return tuple(next(finished, {}).get("winner_colors", ()))
+        return next(finished, {})
+
+    def _last_reveals(self) -> Timeline | None:
+        """The last finished game's reveals, for the idle board's attract loop: read when first
+        wanted, not at start or as a game ends (the store may be down then, or busy). None when
+        there is none, the store cannot give it or its record cannot be replayed (the board then
+        just breathes)."""
+        game_id = self._last_finished().get("game_id")
+        if game_id is None:
+            return None
+        try:
+            return replay_timeline(action_from_json(obj) for obj in self.store.export(game_id)).reveals()
+        except (StoreError, RuleError) as exc:
+            log.warning("no attract loop: the last game %s cannot be replayed (%s)", game_id, exc)
+            return None
 
     def _look_again(self) -> None:
         """Redis is back after a start without it: offer its unfinished game once no game is on."""
         if (not self.store.resume_checked and self.store.online and self.ui.screen == "idle"
                 and (self.game is None or rules.is_terminal(self.game))):
-            self.game = None
             self._offer_resume()
 
     # --- one frame ---------------------------------------------------------------------------
@@ -248,6 +267,7 @@ class ConsoleApp:
             before_game is None or not rules.is_terminal(before_game)
         ):
             self.store.finish(self.summary())
+            self.attract, self._attract_due = None, True  # this game's, once the board idles
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
@@ -318,7 +338,16 @@ class ConsoleApp:
 
     def _push(self, now: float) -> None:
         layout = self.panel.layout
-        frame = render(self.game, self.ui, now, layout.width, layout.height)
+        frame = None
+        if self.ui.screen == "idle":
+            idle_s = now - max(self.ui.since, self._last_input)
+            if self._attract_due and idle_s >= ATTRACT_AFTER_S:
+                self._attract_due = False
+                self.attract = self._last_reveals()
+            if self.attract is not None:
+                frame = attract_frame(self.attract, self.ui, idle_s, layout.width, layout.height)
+        if frame is None:
+            frame = render(self.game, self.ui, now, layout.width, layout.height)
         if self.panel.show(frame):
             self.stats.frames_pushed += 1
             if self.publisher is not None:

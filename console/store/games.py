@@ -57,7 +57,7 @@ from console.store.format import (  # the errors are part of this module's API
     encode_value, format_date, history_line, load_setting, new_game_id, stored_time,
 )
 from console.store.redis_games import Game
-from console.store.writer import JournalledWriter
+from console.store.writer import LEASE_RENEW_S, JournalledWriter
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,13 @@ log = logging.getLogger(__name__)
 class GameStore(JournalledWriter):
     """The game record store; see the module docstring for the key schema and the rules, and
     `JournalledWriter` for the parameters."""
+
+    _look_after = 0.0  # on the monotonic clock: when `unfinished` may ask Redis again
+    _leased_elsewhere = False  # the last look found a game another console holds
+
+    def __init__(self, *args: Any, **options: Any):
+        super().__init__(*args, **options)
+        self._told_leased: set[str] = set()  # games whose lease by another console was logged
 
     def start_game(self, new_game: dict) -> str:
         """Start recording a game from its new_game action; returns the game id."""
@@ -90,23 +97,30 @@ class GameStore(JournalledWriter):
 
     def unfinished(self) -> tuple[str, list[dict]] | None:
         """The unfinished game to resume (id, actions), or None; further appends go to it.
-        While Redis cannot be reached it is None and `resume_checked` stays False: ask again."""
+        While Redis cannot be reached, or another console holds an unfinished game (its lease may
+        run out: it stopped), it is None and `resume_checked` stays False: ask again (Redis is
+        asked again at most every few seconds)."""
         if self._game is not None:
             self.resume_checked = True
             return self._game.id, self._actions(self._game)
-        if not self._online:
+        if not self._online or self._monotonic() < self._look_after:
             return None
+        self._leased_elsewhere = False
         found = self._reading(self._find_unfinished, None)
         if self._online:
-            self.resume_checked = True
+            self.resume_checked = found is not None or not self._leased_elsewhere
+        self._look_after = self._monotonic() + LEASE_RENEW_S if self._leased_elsewhere else 0.0
         return found
 
     def _find_unfinished(self) -> tuple[str, list[dict]] | None:
         for game_id in self._io.playing_ids():
             holder = self._io.lease_holder(game_id)
             if holder not in (None, self._io.owner):
-                log.warning("game %s is being played by another console on %s: leaving it alone",
-                            game_id, self.url)
+                self._leased_elsewhere = True
+                if game_id not in self._told_leased:
+                    self._told_leased.add(game_id)
+                    log.warning("game %s is being played by another console on %s: leaving it alone",
+                                game_id, self.url)
                 continue
             try:
                 meta, decoded = self._io.read_game(game_id)

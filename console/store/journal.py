@@ -54,8 +54,8 @@ def decode_entries(data: bytes) -> tuple[list[dict], int]:
         if not raw.endswith(b"\n"):
             break  # torn: the power went in the middle of this write
         text = raw[9:-1]
-        try:
-            ok = raw[8:9] == b" " and int(raw[:8], 16) == zlib.crc32(text)
+        try:  # the exact text of the crc (int() would also take " 1f" or "1_f")
+            ok = raw[8:9] == b" " and raw[:8] == b"%08x" % zlib.crc32(text)
             entry = json.loads(text) if ok else None
         except (ValueError, RecursionError):
             entry = None
@@ -77,6 +77,10 @@ class Journal:
             raise JournalError(f"the state directory {self.directory} cannot be made ({error.strerror})") from None
         self.path = self.directory / f"journal-{secrets.token_hex(8)}.jsonl"
         self._fd = self._open_locked(self.path)
+        try:
+            _fsync_directory(self.directory)  # the new file's name is on disk too, not only its data
+        except OSError as error:
+            raise JournalError(f"the state directory {self.directory} cannot be synced ({error.strerror})") from None
 
     @staticmethod
     def _open_locked(path: Path) -> int:

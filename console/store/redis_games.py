@@ -233,9 +233,9 @@ class RedisGames:
 
     # -- setting aside -----------------------------------------------------------------------------
 
-    def repair_types(self, game_ids: tuple[str, ...] = ()) -> list[str]:
-        """Set aside every key that is not of the type the schema gives it (a shared key, or those
-        of `game_ids`); returns what was set aside. Nothing is deleted."""
+    def wrong_types(self, game_ids: tuple[str, ...] = ()) -> list[tuple[str, str, str]]:
+        """(key, its type, the schema's type) of each shared key, or key of `game_ids`, whose Redis
+        type is not the one the schema gives it."""
         expected = dict(self.keys.fixed())
         for game_id in game_ids:
             expected.update({self.keys.record(game_id): "list", self.keys.meta(game_id): "hash",
@@ -243,17 +243,22 @@ class RedisGames:
         pipe = self.redis.pipeline(transaction=False)
         for key in expected:
             pipe.type(key)
+        return [(key, found, kind) for (key, kind), found in zip(expected.items(), pipe.execute())
+                if found not in ("none", kind)]
+
+    def repair_types(self, game_ids: tuple[str, ...] = ()) -> list[str]:
+        """Set aside every key of the wrong type (see `wrong_types`), one log line each; returns
+        what was set aside. Nothing is deleted."""
         moved = []
-        for (key, kind), found in zip(expected.items(), pipe.execute()):
-            if found not in ("none", kind):
-                where = self._quarantine_name(key.removeprefix(self.keys.prefix))
-                reason = f"the key {key} was a {found}, not a {kind}"
-                with self.redis.pipeline() as move:
-                    move.rename(key, where + ":key")
-                    move.set(where + ":reason", self._reason(key, reason))
-                    move.execute()
-                moved.append(f"{reason}; set aside as {where}:key")
-                log.warning("%s; set aside as %s:key", reason, where)
+        for key, found, kind in self.wrong_types(game_ids):
+            where = self._quarantine_name(key.removeprefix(self.keys.prefix))
+            reason = f"the key {key} was a {found}, not a {kind}"
+            with self.redis.pipeline() as move:
+                move.rename(key, where + ":key")
+                move.set(where + ":reason", self._reason(key, reason))
+                move.execute()
+            moved.append(f"{reason}; set aside as {where}:key")
+            log.warning("%s; set aside as %s:key", reason, where)
         return moved
 
     def cut_record(self, game_id: str, keep: int, reason: str) -> str:

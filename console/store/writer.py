@@ -21,7 +21,9 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from console.store import journal as journaling
-from console.store.format import CorruptRecordError, JournalError, Keys, NotDurableError, StoreUrlError, load_setting
+from console.store.format import (
+    CorruptRecordError, JournalError, Keys, NotDurableError, StoreUrlError, load_setting,
+)
 from console.store.redis_games import Game, RedisGames, is_wrong_type
 
 log = logging.getLogger("console.store.games")
@@ -416,8 +418,13 @@ class JournalledWriter:
         except redis.ResponseError as error:
             if not (self.read_only and is_wrong_type(error)):
                 self._fail(error)
-            else:  # a read-only store sets nothing aside: it says so and reads on
-                log.warning("game store %s: a key has the wrong type (%s)", self.url, error)
+            else:  # a read-only store sets nothing aside: it says which key is wrong and reads on
+                try:
+                    wrong = ", ".join(f"{key} is a {found}, not a {kind}"
+                                      for key, found, kind in self._io.wrong_types())
+                except redis.RedisError:
+                    wrong = ""
+                log.warning("game store %s: %s", self.url, wrong or error)
             return fallback
         except redis.RedisError as error:
             self._fail(error)

@@ -67,6 +67,7 @@ WARN_HZ = 2.0
 IDLE_WAVE_S = 8.0  # one brightness wave across the idle board
 IDLE_STEPS = 64  # cached frames per wave
 STATUS_X = COLS
+ROOM_CODE_Y = 10  # the phones' room code on the idle board
 AMBER: RGB = (255, 180, 0)
 DISK_FULL: RGB = (255, 0, 0)  # the same dot, red: the journal cannot be written
 HOLD_ON: RGB = (255, 0, 0)
@@ -266,7 +267,7 @@ def _idle(state: GameState | None, ui: Ui, t: float, width: int, height: int) ->
     for i, color in enumerate(ui.last_winners[: (screens.PANEL_H + 1) // 4]):
         swatch(frame, STATUS_X, 4 * i, 2, 3, color)
     if ui.room_code:
-        screens.room_code(frame, 10, ui.room_code)
+        screens.room_code(frame, ROOM_CODE_Y, ui.room_code)
     return frame
 
 

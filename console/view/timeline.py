@@ -1,8 +1,8 @@
 """A game record played back as the panel shows it: the replay timeline.
 
 A record has no clock (it is the list of actions), so playback gives each moment of a round a
-fixed length: the hand-off to the giver, the first clue, every guess with the cursor on the
-chosen cell and the pawn just placed, the second clue or the pass, the whole reveal (frame,
+fixed length: the hand-off to the giver, the first clue, every pawn placed (or taken back) with
+the cursor on its cell, the second clue or the pass, the whole reveal (frame,
 points, scoreboard), and the celebration at the end. The giver's secret choice is never shown:
 the target appears at the reveal, as it did at the table.
 
@@ -19,8 +19,9 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator
 
 from console.game import rules
-from console.game.rules import Action, GameState, Next, Pawn, Place, SkipClue, TakeBack
-from console.view.render import player_name, player_names, render
+from console.game.rules import Action, GameState, Next, Place, SkipClue, TakeBack
+from console.view import screens
+from console.view.render import ROOM_CODE_Y, player_name, player_names, render
 from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
 from hal.frame import Frame
 
@@ -111,6 +112,18 @@ def attract_scene(reveals: Timeline, ui: Ui, idle_s: float) -> tuple[GameState, 
     return scene.game, shown, t
 
 
+def attract_frame(reveals: Timeline, ui: Ui, idle_s: float, width: int = 32, height: int = 16) -> Frame | None:
+    """The attract loop's frame after `idle_s` seconds untouched on the idle board, or None while
+    the board itself shows. The phones' room code stays on it, as on the idle board."""
+    shown = attract_scene(reveals, ui, idle_s)
+    if shown is None:
+        return None
+    frame = render(*shown, width, height)
+    if ui.room_code:
+        screens.room_code(frame, ROOM_CODE_Y, ui.room_code)
+    return frame
+
+
 def timed(scenes: Iterable[Scene]) -> Timeline:
     """The scenes one after another from 0, each keeping its length."""
     out, start = [], 0.0
@@ -129,9 +142,7 @@ def replay_timeline(actions: Iterable[Action], ui: Ui = Ui()) -> Timeline:
         before, state = state, rules.apply(state, action)
         if before is None:
             continue
-        scene = _before(before, action, ui)
-        if scene is not None:
-            scenes.append(scene)
+        scenes.append(_moment(before, state, action, ui))
         if isinstance(action, Next) and state.tiebreak and not before.tiebreak:
             scenes.append(_scene(state, ui, "tiebreak", TIEBREAK_S, f"Tie-break between {player_names(state, state.tied)}"))
     if state is None:
@@ -140,36 +151,35 @@ def replay_timeline(actions: Iterable[Action], ui: Ui = Ui()) -> Timeline:
     return timed(scenes)
 
 
-def _before(state: GameState, action: Action, ui: Ui) -> Scene | None:
-    """The panel just as `action` was taken in `state`."""
-    phase, giver = state.phase, player_name(state, state.giver)
-    if isinstance(action, TakeBack):  # the pawn still down, the target still unseen
-        pawn = state.pawns[-1]
-        return _scene(state, ui, "play", GUESS_S, f"{player_name(state, pawn.player)} takes back the pawn on {pawn.cell}",
+def _moment(before: GameState, after: GameState, action: Action, ui: Ui) -> Scene:
+    """The panel as `action` took `before` to `after`: a pawn placed or taken back is shown on
+    the board it changed, with the cursor on it; anything else as the panel asked for it."""
+    if isinstance(action, Place):
+        pawn = after.pawns[-1]
+        return _scene(after, ui, "play", GUESS_S, f"{player_name(after, pawn.player)} places a pawn on {pawn.cell}",
+                      cursor=pawn.cell, pending=pawn)
+    if isinstance(action, TakeBack):
+        pawn = before.pawns[-1]
+        return _scene(after, ui, "play", GUESS_S, f"{player_name(after, pawn.player)} takes back the pawn on {pawn.cell}",
                       cursor=pawn.cell)
+    phase, giver = before.phase, player_name(before, before.giver)
     if phase == "choose_target":
-        return _scene(state, ui, "handoff", HANDOFF_S, f"Round {state.round}: {giver} gives the cue")
+        return _scene(before, ui, "handoff", HANDOFF_S, f"Round {before.round}: {giver} gives the cue")
     if phase == "clue1":
-        return _scene(state, ui, "play", CLUE_S, f"{giver} gives the first clue")
+        return _scene(before, ui, "play", CLUE_S, f"{giver} gives the first clue")
     if phase == "clue2":
         passed = isinstance(action, SkipClue)
-        return _scene(state, ui, "play", SECOND_CLUE_S,
+        return _scene(before, ui, "play", SECOND_CLUE_S,
                       f"{giver} passes" if passed else f"{giver} gives a second clue", choice=int(passed))
-    if phase in ("guess1", "guess2") and isinstance(action, Place):
-        who = rules.current_player(state)
-        return _scene(state, ui, "play", GUESS_S, f"{player_name(state, who)} places a pawn on {action.cell}",
-                      cursor=action.cell, pending=Pawn(who, action.cell))
-    if phase == "round_over":
-        return _scene(state, ui, "reveal", REVEAL_S, _reveal_caption(state))
-    raise rules.RuleError(f"{type(action).__name__} in the {phase} phase")  # apply accepted it: unreachable
+    return _scene(before, ui, "reveal", REVEAL_S, _reveal_caption(before))  # round_over: next
 
 
 def _last(state: GameState, ui: Ui) -> Scene:
+    """The record's end: the celebration, or where a game still under way stands (a round whose
+    last pawn is down but whose reveal nobody has pressed for stays unrevealed, as on the panel)."""
     if state.phase == "game_over":
         verb = "wins" if len(state.winners) == 1 else "win"
         return _scene(state, ui, "game_over", GAME_OVER_S, f"{player_names(state, state.winners)} {verb}")
-    if state.phase == "round_over":
-        return _scene(state, ui, "reveal", REVEAL_S, _reveal_caption(state))
     screen = "handoff" if state.phase == "choose_target" else "play"
     return _scene(state, ui, screen, END_S, f"The record stops in round {state.round} ({state.phase})")
 
@@ -184,4 +194,3 @@ def _scene(state: GameState, ui: Ui, screen: str, duration: float, caption: str,
 def _reveal_caption(state: GameState) -> str:
     points = ", ".join(f"{player_name(state, p)} +{n}" for p, n in enumerate(state.last_round_points))
     return f"Round {state.round}: the target was {state.target_revealed}; {points}"
-

@@ -19,12 +19,13 @@ class WebCompanion:
     `start()` serves, `stop()` ends the server thread."""
 
     def __init__(self, config: WebConfig, colors: Sequence[str], events: Any, store: Any, *,
-                 clock: Callable[[], float] = time.monotonic, more_routes: Iterable[Sequence] = ()) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 more_routes: Iterable[Callable[[Hub], Sequence]] = ()) -> None:
         self.hub = Hub()
         book = SeatBook(len(colors), store.get_setting(SEATS_SETTING, None))
         self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin, clock)
         events.put(SeatsHeld(book.taken))  # the seats kept from before a restart
-        self.asgi = build_web_app([self.room.routes(), *more_routes])
+        self.asgi = build_web_app([self.room.routes(), *(routes(self.hub) for routes in more_routes)])
         self.server = WebServer(self.asgi, config.address, config.port)
 
     @property

@@ -155,7 +155,8 @@ class PhoneConnection:
 
     def _view_text(self) -> str:
         snap = self.room.hub.snapshot
-        return json.dumps(seat_view(snap.game, snap.ui, self.seat, host=self.host, taken=self.room.book.taken))
+        return json.dumps(seat_view(snap.game, snap.ui, self.seat, host=self.host, taken=self.room.book.taken,
+                                    host_pin=bool(self.room.host_pin)))
 
     async def _read(self) -> None:
         while True:

@@ -34,10 +34,12 @@ def board_message() -> dict:
 
 
 def seat_view(game: GameState | None, ui: Ui, seat: int | None, *, host: bool = False,
-              taken: tuple[int, ...] = ()) -> dict:
-    """The view of `seat` (None: the public view, as the panel stream and watchers get it)."""
+              taken: tuple[int, ...] = (), host_pin: bool = False) -> dict:
+    """The view of `seat` (None: the public view, as the panel stream and watchers get it);
+    `host_pin`: whether a PIN can make a phone the host (the page offers it then)."""
     view = {
-        "t": "view", "screen": ui.screen, "seat": seat, "host": host, "colors": list(ui.colors),
+        "t": "view", "screen": ui.screen, "seat": seat, "host": host, "host_pin": host_pin,
+        "colors": list(ui.colors),
         "taken": list(taken),
         "setup": {"players": ui.setup.players, "variant": ui.setup.variant,
                   "first_giver": ui.setup.first_giver},

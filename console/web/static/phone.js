@@ -102,7 +102,7 @@ function render() {
   show("leave", seated);
   show("open-host", view.host);
   if (!view.host) show("host", false);
-  show("pin-form", !view.host && admittedOrSeated);
+  show("pin-form", view.host_pin && !view.host && admittedOrSeated);
   renderSeats();
   show("play", seated);
   if (seated) renderGame();

@@ -1,0 +1,195 @@
+"""The panel in a browser: one dot per LED, in the colours the LEDs show, streamed as it changes.
+
+A frame travels in WLED's live-view layout for a 2D matrix (wled00/ws.cpp, `sendLiveLedsWs`):
+one binary websocket message, the byte 'L', the version 2, the width and the height, then an R,
+G, B byte per LED, row by row from the top left. 4 + 1,536 bytes for the 32 x 16 panel, sent only
+when it differs from the last one that connection got. The colours are `OutputStage.seen`: each
+LED's light after brightness, gamma, the current limiter and the driver, restored to full
+brightness and un-gammaed as WLED's own preview does, so the page shows what the panel shows.
+
+Routes (one page, `panel.html`, for all three):
+  /panel, /panel/ws   the spectator view of the real panel (a second screen, a projector);
+                      read-only: anything the page sends is refused
+  /sim, /sim/ws       with `hues-console sim --web`: the same page with the terminal
+                      simulator's keys and on-screen buttons; presses go on the app's queue
+
+Besides frames, a connection gets `{"t": "hint", "text": ...}`: the line the terminal simulator
+shows under the panel (what the panel asks for, never a secret the panel itself hides).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from console.view.render import describe
+from console.web.hub import Hub, changed_event
+from console.web.phones import POLICY_VIOLATION, asset
+from console.web.server import origin_allowed
+from hal.frame import Frame
+from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent
+from hal.output import OutputStage
+
+LIVE_VIEW_2D = b"L\x02"  # WLED live view: 'L', version 2 (a matrix: width and height follow)
+PAGE = "text/html; charset=utf-8"
+ASSETS = {"/panel.js": ("panel.js", "text/javascript; charset=utf-8"),
+          "/panel.css": ("panel.css", "text/css; charset=utf-8")}
+MAX_VIEWERS = 16
+MAX_PRESSES_PER_S = 200  # presses and releases: far beyond fingers; a flood waits instead of loading the loop
+
+
+class Throttle:
+    """At most `rate` things a second on one connection: `wait()` before each. A page that floods
+    is slowed down to that (its messages wait in the socket: no queue grows, and the panel's
+    loop, which shares the interpreter with the server, never feels it)."""
+
+    def __init__(self, rate: float, clock: Callable[[], float] | None = None,
+                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
+        self.period, self.next = 1.0 / rate, 0.0
+        self.clock, self.sleep = clock, sleep  # the running loop's clock by default
+
+    async def wait(self) -> None:
+        now = (self.clock or asyncio.get_running_loop().time)()
+        if self.next > now:
+            await self.sleep(self.next - now)
+            now = self.next
+        self.next = now + self.period
+
+
+class PanelMessageError(ValueError):
+    """A message from the page that is not a button press or release the console knows."""
+
+
+def live_view(width: int, height: int, rgb: bytes) -> bytes:
+    """A frame as WLED's live-view message."""
+    if not (0 < width < 256 and 0 < height < 256) or len(rgb) != 3 * width * height:
+        raise ValueError(f"a live-view frame is at most 255 x 255 LEDs of 3 bytes, not {width}x{height}")
+    return LIVE_VIEW_2D + bytes((width, height)) + rgb
+
+
+def parse_press(text: str | None) -> tuple[str, str]:
+    """(button, kind) from the page's `{"press": "up"}`, `{"repeat": "up"}` or `{"release": "up"}`."""
+    try:
+        message = json.loads(text) if text is not None else None
+    except ValueError:
+        raise PanelMessageError("a message must be JSON like {\"press\": \"a\"}") from None
+    if not isinstance(message, dict) or len(message) != 1:
+        raise PanelMessageError("a message must be one of press, repeat or release with a button")
+    (kind, button), = message.items()
+    if kind not in KINDS:
+        raise PanelMessageError(f"{kind!r} is not press, repeat or release")
+    if button not in BUTTONS and button != QUIT:
+        raise PanelMessageError(f"no button is called {button!r} (the buttons: {', '.join(BUTTONS)})")
+    return button, kind
+
+
+class PanelStream:
+    """The panel's frames for the browser: the hub's last frame as the LEDs show it, turned into
+    a message once however many pages watch it. `events` (the app's queue) only for `sim --web`,
+    whose page is also the console's controls."""
+
+    def __init__(self, hub: Hub, stage: OutputStage, events: Any = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.hub, self.stage, self.events, self.clock = hub, stage, events, clock
+        self.viewers = 0
+        self._page = asset("panel.html")
+        self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
+        self._encoded: tuple[Frame | None, bytes | None] = (None, None)
+
+    def routes(self) -> list:
+        routes = [Route("/panel", self.page), WebSocketRoute("/panel/ws", self.spectator)]
+        routes += [Route(path, self.asset) for path in ASSETS]
+        if self.events is not None:
+            routes += [Route("/sim", self.page), WebSocketRoute("/sim/ws", self.controls)]
+        return routes
+
+    async def page(self, request: Request) -> Response:
+        return Response(self._page, media_type=PAGE)
+
+    async def asset(self, request: Request) -> Response:
+        body, kind = self._assets[request.url.path]
+        return Response(body, media_type=kind)
+
+    def frame_message(self) -> bytes | None:
+        """The last frame pushed to the panel as a live-view message (None before the first)."""
+        frame = self.hub.frame
+        if frame is None:
+            return None
+        shown, message = self._encoded
+        if frame is not shown:  # frames are never changed once published: the same object, the same message
+            message = live_view(frame.width, frame.height, self.stage.seen(frame))
+            self._encoded = (frame, message)
+        return message
+
+    def hint_message(self) -> str:
+        snapshot = self.hub.snapshot
+        return json.dumps({"t": "hint", "text": describe(snapshot.game, snapshot.ui)})
+
+    async def spectator(self, websocket: WebSocket) -> None:
+        await self._serve(websocket, self._refuse)
+
+    async def controls(self, websocket: WebSocket) -> None:
+        throttle = Throttle(MAX_PRESSES_PER_S)
+
+        async def press(websocket: WebSocket, text: str | None) -> None:
+            await throttle.wait()
+            await self._press(websocket, text)
+
+        await self._serve(websocket, press)
+
+    async def _serve(self, websocket: WebSocket, on_text: Callable[[WebSocket, str | None], Any]) -> None:
+        if not origin_allowed(websocket.headers) or self.viewers >= MAX_VIEWERS:
+            await websocket.close(code=POLICY_VIOLATION)
+            return
+        await websocket.accept()
+        self.viewers += 1
+        changed, wake = changed_event()
+        unsubscribe = self.hub.subscribe(wake)
+        writer = asyncio.create_task(self._write(websocket, changed))
+        try:
+            while True:
+                raw = await websocket.receive()
+                if raw["type"] == "websocket.disconnect":
+                    return
+                await on_text(websocket, raw.get("text"))
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        finally:
+            unsubscribe()
+            writer.cancel()
+            self.viewers -= 1
+
+    async def _write(self, websocket: WebSocket, changed: asyncio.Event) -> None:
+        """Send the frame and the hint whenever they change, the current ones first."""
+        sent_frame, sent_hint = None, None
+        try:
+            while True:
+                changed.clear()
+                frame, hint = self.frame_message(), self.hint_message()
+                if frame is not None and frame != sent_frame:
+                    await websocket.send_bytes(frame)
+                    sent_frame = frame
+                if hint != sent_hint:
+                    await websocket.send_text(hint)
+                    sent_hint = hint
+                await changed.wait()
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass
+
+    async def _refuse(self, websocket: WebSocket, text: str | None) -> None:
+        await websocket.send_text(json.dumps({"t": "refused", "why": "this panel is read-only"}))
+
+    async def _press(self, websocket: WebSocket, text: str | None) -> None:
+        try:
+            button, kind = parse_press(text)
+        except PanelMessageError as exc:
+            await websocket.send_text(json.dumps({"t": "refused", "why": str(exc)}))
+            return
+        self.events.put(InputEvent(button, kind, self.clock()))

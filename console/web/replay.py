@@ -1,0 +1,157 @@
+"""A stored game played back in the browser, step by step or in real time: /replay/<game id>.
+
+The page asks for the game's timeline (`view.timeline`: every scene with its start, length and
+caption) and then for the frame at the moments it shows, over a websocket: `{"t": 12.35}` gets
+the frame at 12.35 s as a live-view message (see `panel`), sent only when it differs from the
+last one, then `{"t": "shown", "at": 12.35}`. Real time is the page asking 20 times a second as
+its clock runs; a step is a jump to a scene's start. Frames are drawn in the colours the LEDs
+show, like the live panel.
+
+The record is read from the store in the app's thread (the only one that touches the store), as
+a `Chore` on its queue; the timelines of the last few games asked for are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+from collections import OrderedDict
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from console.game.record import action_from_json
+from console.game.rules import RuleError
+from console.play.remote import Chore
+from console.store.format import StoreError
+from console.view.timeline import Timeline, replay_timeline
+from console.web.panel import PAGE, Throttle, live_view
+from console.web.phones import POLICY_VIOLATION, asset
+from console.web.server import origin_allowed
+from hal.output import OutputStage
+
+GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.:@-]{0,79}")  # the store's ids: 20240501-193012-a3f0
+STORE_WAIT_S = 5.0
+KEPT_TIMELINES = 4
+MAX_FRAMES_PER_S = 60  # a page asks 20 a second in real time; more waits (see panel.Throttle)
+
+
+class ReplayError(Exception):
+    """A game that cannot be played back; str() is the page's one line."""
+
+
+def timeline_json(timeline: Timeline) -> dict:
+    return {"duration": round(timeline.duration, 3),
+            "scenes": [{"start": round(s.start, 3), "duration": s.duration, "caption": s.caption}
+                       for s in timeline.scenes]}
+
+
+def parse_time(text: str | None, duration: float) -> float:
+    """The moment asked for by `{"t": seconds}`, within the game."""
+    try:
+        message = json.loads(text) if text is not None else None
+    except ValueError:
+        message = None
+    t = message.get("t") if isinstance(message, dict) else None
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+        raise ReplayError("ask for a moment as {\"t\": seconds}")
+    return min(max(0.0, float(t)), duration)
+
+
+class ReplayRoom:
+    """The replay pages of the stored games."""
+
+    def __init__(self, stage: OutputStage, events: Any) -> None:
+        self.stage, self.events = stage, events
+        self._page = asset("panel.html")
+        self._timelines: OrderedDict[str, Timeline] = OrderedDict()
+
+    def routes(self) -> list:
+        return [Route("/replay/{game_id}", self.page), Route("/replay/{game_id}/timeline", self.timeline),
+                WebSocketRoute("/replay/{game_id}/ws", self.websocket)]
+
+    async def page(self, request: Request) -> Response:
+        return Response(self._page, media_type=PAGE)
+
+    async def timeline(self, request: Request) -> Response:
+        try:
+            return JSONResponse(timeline_json(await self.timeline_of(request.path_params["game_id"])))
+        except ReplayError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=404)
+
+    async def websocket(self, websocket: WebSocket) -> None:
+        if not origin_allowed(websocket.headers):
+            await websocket.close(code=POLICY_VIOLATION)
+            return
+        await websocket.accept()
+        try:
+            timeline = await self.timeline_of(websocket.path_params["game_id"])
+        except ReplayError as exc:
+            await websocket.send_text(json.dumps({"t": "refused", "why": str(exc)}))
+            await websocket.close()
+            return
+        sent, throttle = None, Throttle(MAX_FRAMES_PER_S)
+        try:
+            while True:
+                raw = await websocket.receive()
+                if raw["type"] == "websocket.disconnect":
+                    return
+                try:
+                    t = parse_time(raw.get("text"), timeline.duration)
+                except ReplayError as exc:
+                    await websocket.send_text(json.dumps({"t": "refused", "why": str(exc)}))
+                    continue
+                await throttle.wait()
+                frame = timeline.frame(t, self.stage.layout.width, self.stage.layout.height)
+                message = live_view(frame.width, frame.height, self.stage.seen(frame))
+                if message != sent:
+                    await websocket.send_bytes(message)
+                    sent = message
+                await websocket.send_text(json.dumps({"t": "shown", "at": t}))
+        except (WebSocketDisconnect, RuntimeError):
+            return
+
+    async def timeline_of(self, game_id: str) -> Timeline:
+        if not GAME_ID.fullmatch(game_id):
+            raise ReplayError(f"{game_id[:80]!r} is not a game id (hues-console history lists them)")
+        timeline = self._timelines.get(game_id)
+        if timeline is None:
+            record = await self._record(game_id)
+            try:
+                timeline = replay_timeline(action_from_json(obj) for obj in record)
+            except RuleError as exc:
+                raise ReplayError(f"game {game_id} cannot be played back: {exc}") from None
+            self._timelines[game_id] = timeline
+            while len(self._timelines) > KEPT_TIMELINES:
+                self._timelines.popitem(last=False)
+        return timeline
+
+    async def _record(self, game_id: str) -> list:
+        """The game's record, read in the app's thread."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future = loop.create_future()
+
+        def settle(result: Any, error: str | None) -> None:
+            if not answer.done():
+                answer.set_exception(ReplayError(error)) if error else answer.set_result(result)
+
+        def read(store: Any) -> None:
+            try:
+                result, error = store.export(game_id), None
+            except StoreError as exc:
+                result, error = None, str(exc)
+            try:
+                loop.call_soon_threadsafe(settle, result, error)
+            except RuntimeError:  # the server has stopped
+                pass
+
+        self.events.put(Chore(read))
+        try:
+            return await asyncio.wait_for(answer, STORE_WAIT_S)
+        except asyncio.TimeoutError:
+            raise ReplayError("the console did not answer: try again") from None

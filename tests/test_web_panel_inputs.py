@@ -1,0 +1,65 @@
+"""Fuzz the browser panel's inputs: whatever text a page sends, the press parser and the replay's
+moment parser return a valid answer or their one error, never anything else."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from console.web.panel import PanelMessageError, Throttle, parse_press
+from console.web.replay import ReplayError, parse_time
+from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent
+from tests.fakes import FakeClock
+from tests.phones import in_own_loop
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+                    max_leaves=8)
+TEXTS = st.one_of(st.none(), st.text(max_size=40), JSON.map(json.dumps),
+                  st.builds(lambda k, b: json.dumps({k: b}), st.sampled_from(KINDS + ("hold",)),
+                            st.sampled_from(BUTTONS + (QUIT, "fire")) | JSON))
+
+
+@settings(max_examples=200)
+@given(TEXTS)
+def test_any_text_is_a_press_or_one_clear_refusal(text):
+    try:
+        button, kind = parse_press(text)
+    except PanelMessageError as exc:
+        assert str(exc)
+        return
+    InputEvent(button, kind, 0.0)  # a valid event for the app's queue
+
+
+@settings(max_examples=200)
+@given(TEXTS | st.floats(allow_nan=True).map(lambda t: json.dumps({"t": t})), st.floats(0, 1000))
+def test_any_text_is_a_moment_of_the_game_or_one_clear_refusal(text, duration):
+    try:
+        t = parse_time(text, duration)
+    except ReplayError as exc:
+        assert str(exc)
+        return
+    assert 0.0 <= t <= duration
+
+
+def test_a_flood_is_slowed_to_the_throttles_rate():
+    clock = FakeClock(100.0)
+    slept = []
+
+    async def sleep(seconds):
+        slept.append(round(seconds, 6))
+        clock.sleep(seconds)
+
+    throttle = Throttle(4, clock=clock, sleep=sleep)
+
+    async def flood(count):
+        for _ in range(count):
+            await throttle.wait()
+
+    in_own_loop(flood(5))
+    assert slept == [0.25] * 4 and clock() == 101.0  # five in one second at 4 a second
+    clock.sleep(10)
+    in_own_loop(flood(1))
+    assert slept == [0.25] * 4  # after a pause the next one goes through at once
