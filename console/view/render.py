@@ -299,10 +299,7 @@ def _play(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
     phase = state.phase
     frame = _frame_from(_board_bytes(width, height), width, height)
     pixels = frame.pixels
-    pawns = state.pawns
-    if ui.pending is not None and ui.pending not in pawns:  # a replay's pawn about to be placed
-        pawns += (ui.pending,)
-    _draw_pawns(pixels, width, pawns, state.colors, t)
+    _draw_pawns(pixels, width, state.pawns, state.colors, t)  # a pending pawn is in the record
     guessing = phase in ("guess1", "guess2")
     _draw_cursors(pixels, width, state, ui, t, own=guessing)
     lower = None
