@@ -23,8 +23,12 @@ from console.play import controller
 from console.play.remote import RemoteCommand, handle_remote
 from console.view.render import render
 from console.view.ui import Ui
+from console.web.hub import Hub
+from console.web.panel import PanelStream
 from console.web.views import board_message, public_view, seat_view
 from hal.inputs.events import BUTTONS
+from hal.layout import Layout, LayoutOptions
+from hal.output import OutputStage
 
 SEATS = range(10)
 VERBS = ("cursor", "place", "take_back", "confirm", "choose", "clue", "pass", "next", "brightness")
@@ -51,6 +55,17 @@ def messages(game, ui) -> dict:
     return out
 
 
+HUB = Hub()
+STREAM = PanelStream(HUB, OutputStage(Layout(LayoutOptions())))
+
+
+def spectator_frame(game: GameState, ui: Ui, t: float) -> bytes:
+    """What /panel streams when the panel has drawn this state (published as the app loop does)."""
+    HUB.publish_state(game, ui, t)
+    HUB.publish_frame(render(game, ui, t))
+    return STREAM.frame_message(spectator=True)
+
+
 def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
     if game is None:
         return
@@ -61,6 +76,8 @@ def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
             assert mine[seat] == theirs[seat], f"seat {seat} sees a secret in {game.phase} on {ui.screen}"
     if ui.screen != "secret":  # the joystick giver's own screen; a phone giver never opens it
         assert render(game, ui, t) == render(other_game, other_ui, t), f"the panel shows a secret on {ui.screen}"
+    assert spectator_frame(game, ui, t) == spectator_frame(other_game, other_ui, t), \
+        f"/panel shows a secret on {ui.screen}"  # even the joystick giver's card: a phone could peek
     if game.phase == "choose_target" and game.variant == "cards":
         assert mine[game.giver] != theirs[game.giver]  # the giver does see the card: the check bites
     if game.phase == "round_over" and ui.pending is not None:  # scored, not yet revealed: the
