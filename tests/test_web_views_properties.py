@@ -25,7 +25,7 @@ from console.view.render import render
 from console.view.ui import Ui
 from console.web.hub import Hub
 from console.web.panel import PanelStream
-from console.web.views import board_message, public_view, seat_view
+from console.web.views import board_message, giver_seat_locked, public_view, seat_view
 from hal.inputs.events import BUTTONS
 from hal.layout import Layout, LayoutOptions
 from hal.output import OutputStage
@@ -80,6 +80,8 @@ def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
         f"/panel shows a secret on {ui.screen}"  # even the joystick giver's card: a phone could peek
     if game.phase == "choose_target" and game.variant == "cards":
         assert mine[game.giver] != theirs[game.giver]  # the giver does see the card: the check bites
+    if seat_view(game, ui, game.giver)["you"]["target"] is not None or ui.screen == "secret":
+        assert giver_seat_locked(game, ui), "a phone could take the giver's seat and its secret"
     if game.phase == "round_over" and ui.pending is not None:  # scored, not yet revealed: the
         other_game = replace(other_game, scores=tuple(s + 1 for s in game.scores),  # points would tell
                              last_round_points=tuple(p + 1 for p in game.last_round_points))

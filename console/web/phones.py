@@ -28,7 +28,7 @@ from console.web.hub import Hub
 from console.web.messages import Message, MessageError, parse_message
 from console.web.seats import SEATS_SETTING, Attempts, SeatBook, SeatError, is_token
 from console.web.server import origin_allowed
-from console.web.views import board_message, seat_view
+from console.web.views import board_message, giver_seat_locked, seat_view
 
 log = logging.getLogger("hues-console")
 ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
@@ -219,6 +219,9 @@ class PhoneConnection:
         if verb == "take":
             if self.seat is not None:
                 raise SeatError("this phone has a seat already (leave it first)")
+            snap = self.room.hub.snapshot
+            if snap.game is not None and fields["seat"] == snap.game.giver and giver_seat_locked(snap.game, snap.ui):
+                raise SeatError("that colour is giving the cue this round: take it after the reveal")
             token = self.room.book.take(fields["seat"])
             self._seated(fields["seat"], token)
             return
