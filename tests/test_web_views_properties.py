@@ -14,7 +14,7 @@ import json
 import random
 from dataclasses import replace
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import event, given, settings, strategies as st
 
 from console.game import rules
 from console.game.board import ALL_CELLS, Cell, RuleError
@@ -158,3 +158,39 @@ def test_the_giver_sees_the_card_then_the_target_and_the_table_sees_it_after_the
     game = rules.apply(rules.apply(game, rules.Clue()), rules.Place(ALL_CELLS[0]))
     game = rules.apply(rules.apply(game, rules.Place(ALL_CELLS[1])), rules.SkipClue())
     assert public_view(game, ui)["game"]["target"] == card[3]
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), players=st.integers(3, 6), variant=st.sampled_from(rules.VARIANTS),
+       seed=st.integers(0, 2**31 - 1))
+def test_a_replay_of_a_game_under_way_shows_nothing_of_the_round_not_yet_revealed(data, players, variant, seed):
+    """/replay/<id> of the game being played (or of an unfinished one the console will resume):
+    its captions and every frame are those of the same record with another target in the round
+    that is not revealed yet."""
+    from console.view.timeline import replay_timeline
+    from console.web.replay import timeline_json
+
+    record = [rules.NewGame(players=players, seed=seed, first_giver=0, variant=variant)]
+    game = rules.apply(None, record[0])
+    for _ in range(data.draw(st.integers(1, 30))):
+        legal = rules.legal_actions(game)
+        if not legal:
+            break
+        action = data.draw(st.sampled_from(legal[:30]))
+        record.append(action)
+        game = rules.apply(game, action)
+    chosen = [i for i, a in enumerate(record) if isinstance(a, rules.ChooseTarget)]
+    if not chosen or any(isinstance(a, rules.Next) for a in record[chosen[-1]:]):
+        return  # no round under way with its target chosen
+    event("a round under way")
+    i = chosen[-1]
+    state = None
+    for action in record[:i]:
+        state = rules.apply(state, action)
+    others = [c for c in (state.card_cells or ALL_CELLS[::37]) if c != record[i].cell]
+    twin_record = record[:i] + [rules.ChooseTarget(data.draw(st.sampled_from(others)))] + record[i + 1:]
+    mine, theirs = replay_timeline(record), replay_timeline(twin_record)
+    assert timeline_json(mine) == timeline_json(theirs)
+    for scene in mine.scenes:
+        for t in (scene.start, scene.start + 0.35, scene.start + 0.7 * scene.duration):
+            assert mine.frame(t) == theirs.frame(t), f"the replay shows the target in: {scene.caption}"
