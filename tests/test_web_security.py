@@ -217,9 +217,35 @@ def test_a_phone_that_floods_without_reading_is_dropped():
     assert stuck.closed_with == 1008 and next(stuck.messages, None) is not None  # dropped before the end
 
 
+class GonePhone(StuckPhone):
+    """A flooding phone that went away just before the server closes it."""
+
+    async def close(self, code: int) -> None:
+        from starlette.websockets import WebSocketDisconnected
+
+        raise WebSocketDisconnected('Cannot call "send" once a close message has been sent.')
+
+
+def test_a_flooding_phone_gone_before_it_is_dropped_ends_quietly():
+    room = PhoneRoom(Hub(), EventQueue(), SeatBook(10), Attempts(FakeClock()))
+
+    async def connect_it():
+        await PhoneConnection(room, GonePhone(["junk"] * 1000)).run()  # returns: no traceback in the log
+        return True
+
+    assert in_own_loop(connect_it())
+
+
 def test_a_phone_sending_faster_than_a_person_taps_is_slowed_down(table, monkeypatch):
     clock = FakeClock(1000.0)
     monkeypatch.setattr(table.web.room, "clock", clock)
+    pauses = []
+
+    async def pause(seconds: float) -> None:  # the flood's waits, on the fake clock: none here
+        pauses.append(seconds)
+        await asyncio.sleep(0)
+
+    monkeypatch.setattr(table.web.room, "pause", pause)
     phone = table.phone()
     phone.expect("view")  # connected: its connection is in the room, alone
     (connection,) = table.web.room.phones
@@ -233,6 +259,7 @@ def test_a_phone_sending_faster_than_a_person_taps_is_slowed_down(table, monkeyp
         refusals.append(phone.refusal())
     assert refusals.count("too many messages: slow down (until then, messages are dropped)") >= 1
     assert refusals.count("type the room code the panel shows first") == 60  # the burst; the rest dropped
+    assert len([p for p in pauses if p > 0]) >= 140 and max(pauses) <= 1 / 30  # each read past the rate waited
 
 
 def test_the_wrong_try_memory_stays_bounded():

