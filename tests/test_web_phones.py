@@ -261,3 +261,15 @@ def test_nobody_takes_the_givers_seat_between_the_card_and_the_reveal(table):
                for m in guesser.log if m["t"] == "view")
     guesser.send("take", seat=1)  # any other colour is free to take
     assert guesser.expect("seated")["seat"] == 1
+
+
+def test_a_token_brought_back_on_another_phone_moves_the_seat_there(table):
+    giver, _, _ = seated_three(table)
+    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+    copy = table.phone()
+    copy.send("resume", token=giver.token)  # the same token, the first phone still connected
+    assert copy.view(lambda v: v["seat"] == 0)["you"]["card"] == card
+    assert giver.refusal() == "this colour was taken up on another phone"
+    assert giver.view(lambda v: v["seat"] is None)["you"] is None
+    giver.send("choose", cell=card[0])
+    assert giver.refusal() == "choose a colour first"

@@ -270,6 +270,14 @@ class PhoneConnection:
             self.wake()
 
     def _seated(self, seat: int, token: str | None) -> None:
+        """A seat is one phone's: a token brought back on another phone (a reload whose old
+        connection has not closed yet, or a copied token) moves the seat there, and the phone
+        that had it is told so; two phones never both get a giver's card."""
+        for other in self.room.phones:
+            if other is not self and other.seat == seat:
+                other.seat = None
+                other.send({"t": "refused", "n": None, "why": "this colour was taken up on another phone"})
+                other.wake()
         self.admitted, self.seat = True, seat
         reply: dict = {"t": "seated", "seat": seat}
         if token is not None:
