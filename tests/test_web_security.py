@@ -16,7 +16,7 @@ from websockets.sync.client import connect
 from console.web.hub import Hub
 from console.web.messages import FIELDS, MessageError, parse_message
 from console.web.phones import PhoneConnection, PhoneRoom
-from console.web.seats import CODE_LETTERS, Attempts, SeatBook, new_room_code
+from console.web.seats import CODE_LETTERS, Attempts, SeatBook, guesser, new_room_code
 from console.web.server import MAX_MESSAGE_BYTES, host_allowed, origin_allowed
 from hal.inputs.events import EventQueue
 from tests.fakes import FakeClock
@@ -141,6 +141,16 @@ def test_attempts_open_again_after_the_window_and_cap_all_addresses_together():
     assert attempts.blocked("c") == 60  # three wrong from anywhere: everyone waits
     clock.sleep(60)
     assert attempts.blocked("a") == 0 and attempts.blocked("c") == 0
+
+
+def test_one_device_cannot_multiply_its_guesses_with_ipv6_addresses():
+    attempts = Attempts(FakeClock(100.0), limit=2, total_limit=30)
+    for address in ("2001:db8:1:2::1", "2001:db8:1:2:a:b:c:d"):  # a privacy address each try
+        attempts.wrong(guesser(address))
+    assert attempts.blocked(guesser("2001:db8:1:2:ffff::9")) > 0  # the same /64: the same guesser
+    assert attempts.blocked(guesser("2001:db8:1:3::1")) == 0
+    assert guesser("::ffff:192.168.1.7") == guesser("192.168.1.7") == "192.168.1.7"
+    assert guesser("fe80::1%wlan0") == "fe80::/64" and guesser("?") == "?"
 
 
 def test_room_codes_use_only_letters_nobody_confuses():

@@ -26,7 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, Chore, RemoteCommand, SeatsHeld
 from console.web.hub import Hub
 from console.web.messages import Message, MessageError, parse_message
-from console.web.seats import SEATS_SETTING, Attempts, SeatBook, SeatError, is_token
+from console.web.seats import SEATS_SETTING, Attempts, SeatBook, SeatError, guesser, is_token
 from console.web.server import origin_allowed
 from console.web.views import board_message, giver_seat_locked, seat_view
 
@@ -110,7 +110,7 @@ class PhoneConnection:
         self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
         self._allowance, self._checked, self._slowed = float(BURST), room.clock(), False
         client = websocket.client
-        self.address = client.host if client else "?"
+        self.address = guesser(client.host) if client else "?"  # whose wrong tries this phone's are
 
     @property
     def host(self) -> bool:
