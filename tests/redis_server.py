@@ -22,6 +22,7 @@ import fakeredis
 import redis
 
 from console.store.games import GameStore
+from console.store.writer import STORED_BYTES
 from tests.fakes import FakeClock
 
 CONFIG = Path(__file__).resolve().parent.parent / "config" / "redis-hues.conf"
@@ -108,14 +109,15 @@ class FakeRedisRig:
         self.server = fakeredis.FakeServer()
         self.wall = FakeClock(WALL_START)
         self.mono = FakeClock(100.0)
-        self.redis = fakeredis.FakeRedis(server=self.server, decode_responses=True)
+        self.redis = fakeredis.FakeRedis(server=self.server, decode_responses=True, encoding_errors=STORED_BYTES)
 
     def store(self, client: redis.Redis | None = None, owner: str = "the-console-under-test",
               **options) -> GameStore:
         """A store on the fake server; each call is like a new process of the same console
         (another `owner` is another console on the same store)."""
-        return GameStore("memory://", clock=self.wall, monotonic=self.mono, sleep=self.mono.sleep,
-                         client=client or fakeredis.FakeRedis(server=self.server, decode_responses=True),
+        client = client or fakeredis.FakeRedis(server=self.server, decode_responses=True,
+                                               encoding_errors=STORED_BYTES)  # as `connect` makes it
+        return GameStore("memory://", clock=self.wall, monotonic=self.mono, sleep=self.mono.sleep, client=client,
                          owner=owner, **options)
 
     def playing(self) -> list[str]:

@@ -86,6 +86,14 @@ DAMAGE = {
     "meta a string": lambda r, f, c: (r.delete(_meta(f)), r.set(_meta(f), "oops")),
     "current game's record a hash": lambda r, f, c: (r.delete(_record(c)), r.hset(_record(c), "a", "b")),
     "escapes in a game id": lambda r, f, c: r.zadd("hues:history", {ESC: 1e9}),
+    # bytes that are not UTF-8: the console never writes them, anything else on the server may
+    "record line not UTF-8": lambda r, f, c: _set_line(r, f, 1, b"\xff\xfe{"),
+    "current game's record line not UTF-8": lambda r, f, c: _set_line(r, c, 1, b"0123456789abcdef \xff"),
+    "summary not UTF-8": lambda r, f, c: r.hset(_meta(f), "summary", b'{"colors": ["\xff"]}'),
+    "meta field name not UTF-8": lambda r, f, c: r.hset(_meta(f), b"\xff", "x"),
+    "version not UTF-8": lambda r, f, c: r.hset(_meta(c), "version", b"\xc3"),
+    "game id not UTF-8 in history": lambda r, f, c: r.zadd("hues:history", {b"\xff\xfe": 1e9}),
+    "game id not UTF-8 in playing": lambda r, f, c: r.zadd("hues:playing", {b"\xff\xfe": 1e9}),
 }
 
 

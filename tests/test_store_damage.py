@@ -52,6 +52,9 @@ CASES = {
     "unfinished lease a hash": ("lease", lambda r, k: _retype(r, k.replace(":meta", ":lease"), "hash")),
     "unfinished version 99": ("unfinished", lambda r, k: r.hset(k, "version", "99")),
     "unfinished started nan": ("unfinished", lambda r, k: r.hset(k, "started", "nan")),
+    "summary not UTF-8": ("finished", lambda r, k: r.hset(k, "summary", b"\xff\xfe")),
+    "brightness not UTF-8": ("setting", lambda r, k: r.hset("hues:settings", "brightness", b"\xff")),
+    "unfinished version not UTF-8": ("unfinished", lambda r, k: r.hset(k, "version", b"\xc3\x28")),
 }
 
 

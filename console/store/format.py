@@ -121,7 +121,8 @@ def new_game_id() -> str:
 
 def chain_next(previous: str, text: str) -> str:
     """The chain value of a record line whose JSON is `text`, after `previous`."""
-    return hashlib.sha256(f"{previous} {text}".encode()).hexdigest()[:CHAIN_DIGITS]
+    data = f"{previous} {text}".encode("utf-8", "surrogatepass")  # a stored line may hold any bytes
+    return hashlib.sha256(data).hexdigest()[:CHAIN_DIGITS]
 
 
 def chained_line(previous: str, text: str) -> str:

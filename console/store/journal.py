@@ -43,7 +43,7 @@ def default_state_dir(environ: dict[str, str] | None = None) -> Path:
 
 
 def encode_entry(entry: dict) -> bytes:
-    text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(entry, separators=(",", ":"))  # ASCII: a line read back from Redis may hold lone surrogates
     return f"{zlib.crc32(text.encode()):08x} {text}\n".encode()
 
 

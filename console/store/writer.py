@@ -47,18 +47,25 @@ undo the short timeouts the frame loop relies on, and an option the connection d
 (`?bogus=1`) is a TypeError only when the first command connects."""
 
 
+STORED_BYTES = "surrogateescape"
+"""How the client decodes what Redis holds (and encodes it back): bytes that are not UTF-8 (written
+by anything but the console) become lone surrogates instead of a UnicodeDecodeError in every read
+that meets them, and go back to Redis as the same bytes, so a key named so can still be set aside.
+What they are in is then damage like any other: not JSON, a failed checksum, an unknown game."""
+
+
 def connect(url: str, timeout_s: float = COMMAND_TIMEOUT_S) -> redis.Redis:
     """A client for `url` that fails fast: short timeouts, and no retries of its own (we retry)."""
     if url.startswith("memory://"):
         import fakeredis  # imported here: only the memory store needs it
 
-        return fakeredis.FakeRedis(decode_responses=True)
+        return fakeredis.FakeRedis(decode_responses=True, encoding_errors=STORED_BYTES)
     if url.partition("://")[0] not in ("redis", "rediss", "unix"):
         raise StoreUrlError(f"store URL {url!r}: use redis://host:port/db, unix:///path.sock or memory://")
     _check_url(url)
     try:
         client = redis.Redis.from_url(
-            url, decode_responses=True, socket_connect_timeout=CONNECT_TIMEOUT_S,
+            url, decode_responses=True, encoding_errors=STORED_BYTES, socket_connect_timeout=CONNECT_TIMEOUT_S,
             socket_timeout=timeout_s, retry=Retry(NoBackoff(), 0))
     except ValueError as error:
         raise StoreUrlError(f"store URL {url!r}: {error}") from None
