@@ -108,6 +108,8 @@ class Text:
     def convert(self, value: Any) -> str:
         if not isinstance(value, str) or not value.strip():
             raise invalid(f"expected some text, got {describe(value)}")
+        if any("\ud800" <= ch <= "\udfff" for ch in value):  # YAML's "\ud800": no UTF-8 for it, anywhere
+            raise invalid(f"{describe(value)} holds a lone surrogate, which is no text")
         if self.prefixes and not value.startswith(self.prefixes):
             raise invalid(f"{describe(value)} must start with {' or '.join(self.prefixes)}")
         return value
@@ -116,12 +118,12 @@ class Text:
 @dataclass(frozen=True)
 class FileName(Text):
     """A path: no NUL (the kernel's end of a name: Python refuses it with a ValueError where the
-    code expects an OSError) and no lone surrogate (no bytes to give the kernel)."""
+    code expects an OSError)."""
 
     def convert(self, value: Any) -> str:
         value = super().convert(value)
-        if "\0" in value or any("\ud800" <= ch <= "\udfff" for ch in value):
-            raise invalid(f"{describe(value)} is no file name (a NUL or a lone surrogate in it)")
+        if "\0" in value:
+            raise invalid(f"{describe(value)} is no file name (a NUL in it)")
         return value
 
 
