@@ -149,7 +149,7 @@ def test_replay_video_command_writes_an_apng(tmp_path, record, timeline, capsys)
 @pytest.mark.parametrize("args, message", [
     (["--video", "OUT.gif"], "GIF keeps only 256"),
     (["--video", "OUT.webp", "--fps", "0"], "--fps must be between 1 and 60"),
-    (["--video", "OUT.webp", "--fps", "nan"], "--fps must be between 1 and 60"),
+    (["--video", "OUT.webp", "--fps", "nan"], "--fps: expected a number in digits 0-9"),
     (["--video", "OUT.png", "--scale", "0"], "--scale must be between 1 and 40"),
     (["--scale", "3"], "--fps and --scale go with replay --video OUT"),
 ])

@@ -9,6 +9,7 @@ import argparse
 import logging
 import math
 import os
+import re
 import signal
 import sys
 
@@ -128,13 +129,32 @@ MAX_TIME_S = 24 * 3600.0
 def animation_time(text: str) -> float:
     """`render --time T`: seconds from 0 to a day; nan, inf and 1e308 are refused."""
     try:
-        t = float(text)
-    except ValueError:
+        t = decimal_number(text)
+    except argparse.ArgumentTypeError:
         t = math.nan
     if not 0 <= t <= MAX_TIME_S:  # also refuses nan
         raise argparse.ArgumentTypeError(f"the time must be a number of seconds from 0 to {MAX_TIME_S:g}, "
                                          f"not {text!r}")
     return t
+
+
+_WHOLE = re.compile(r"[-+]?[0-9]{1,30}")
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def whole_number(text: str) -> int:
+    """A whole number in ASCII digits: int() also reads '1_0', ' 7 ' and other scripts' digits
+    ('١٠' is 10), which a record, a script or a cell does not take either."""
+    if not _WHOLE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a whole number in digits 0-9, not {text[:40]!r}")
+    return int(text)
+
+
+def decimal_number(text: str) -> float:
+    """A decimal number in ASCII digits (float() also reads '1_0', 'infinity' and '١٠')."""
+    if not _DECIMAL.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a number in digits 0-9, not {text[:40]!r}")
+    return float(text)
 
 
 def output_path(text: str) -> str:
@@ -172,11 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("sim", "run the console in the terminal simulator (or headless)")
     p.add_argument("--headless", action="store_true", help="no screen: inputs from --script on a virtual clock")
     p.add_argument("--web", action="store_true", help="the panel in a web page, played from its keys and buttons")
-    p.add_argument("--port", type=int, metavar="N", help="with --web: the port to serve on (default web.port; 0: any free one)")
+    p.add_argument("--port", type=whole_number, metavar="N", help="with --web: the port to serve on (default web.port; 0: any free one)")
     p.add_argument("--script", metavar="FILE", help="input script: up/down/left/right/a/b/start [N], hold B S, wait S")
     p.add_argument("--png", metavar="OUT", type=output_path, help="write the last frame as a PNG")
     p.add_argument("--state-json", metavar="OUT", type=output_path, help="write the game state as the replay JSON")
-    p.add_argument("--seed", type=int, default=0, help="seed for random choices (first cue giver, deck)")
+    p.add_argument("--seed", type=whole_number, default=0, help="seed for random choices (first cue giver, deck)")
     p.add_argument("--report-actions", action="store_true",
                    help="print each game action as JSON when it is stored (for tests and tooling)")
     p.set_defaults(run=cmd_sim)
@@ -186,8 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the final state as one JSON object")
     p.add_argument("--video", metavar="OUT", help="animate the whole game as the panel shows it: OUT.png "
                    "(APNG) or OUT.webp (lossless WebP), every colour exact")
-    p.add_argument("--fps", type=float, help="with --video: samples a second (default 20)")
-    p.add_argument("--scale", type=int, help="with --video: pixels an LED (default 10)")
+    p.add_argument("--fps", type=decimal_number, help="with --video: samples a second (default 20)")
+    p.add_argument("--scale", type=whole_number, help="with --video: pixels an LED (default 10)")
     p.set_defaults(run=cmd_replay)
 
     p = command("render", "the frame for the state a game record reaches")
