@@ -207,3 +207,20 @@ def test_attract_loop_keeps_the_full_disks_red_dot(timeline):
 
 def test_no_stored_game_no_attract_loop():
     assert attract_scene(replay_timeline([rules.NewGame(players=3)]).reveals(), Ui(), ATTRACT_AFTER_S + 1) is None
+
+
+def test_a_video_too_large_to_hold_is_refused_early_in_one_line(tmp_path, capsys, monkeypatch):
+    """Pillow holds every frame until the end: the largest record allowed (1 MiB of pawns placed
+    and taken back) at --fps 60 --scale 40 took 24 GB. Here the limit is lowered to keep it quick."""
+    from console.commands import records
+
+    monkeypatch.setattr(records, "MAX_VIDEO_PIXELS", 100 * 32 * 16 * 40 * 40)
+    path = tmp_path / "game.jsonl"
+    path.write_text('{"action": "new_game", "players": 3, "seed": 1, "first_giver": 0, "variant": "free"}\n'
+                    '{"action": "choose_target", "cell": "H15"}\n{"action": "clue"}\n'
+                    + '{"action": "place", "cell": "G14"}\n{"action": "take_back"}\n' * 200)
+    out = tmp_path / "out.webp"
+    assert cli.main(["replay", str(path), "--video", str(out), "--fps", "60", "--scale", "40"]) == 2
+    err = capsys.readouterr().err
+    assert "too large" in err and "--scale" in err and err.count("\n") == 1
+    assert not out.exists()

@@ -17,6 +17,11 @@ from hal.picture import AnimationFormatError, animation_format, encode_animation
 
 VIDEO_FPS = 20  # enough for the fastest blink on the panel (the cursor's, 8 changes a second)
 VIDEO_SCALE = 10  # pixels an LED: a 320 x 160 picture of the 32 x 16 panel
+MAX_VIDEO_PIXELS = 6_000 * 32 * 16 * VIDEO_SCALE ** 2
+"""The most pixels (frames x picture size) a video is made of: 6,000 frames at the default scale,
+a long game (some 650 actions, 9 frames each at 20 a second). Pillow keeps every frame's picture
+until it writes the file (some 200 KB each at the default scale: 1.2 GB at this limit); without a
+limit the largest record allowed (1 MiB) at --fps 60 --scale 40 took 24 GB and two minutes."""
 
 
 def replay_main(path: str, as_json: bool, video: str | None = None, fps: float | None = None,
@@ -44,7 +49,12 @@ def write_video(path: str, actions: list, fps: float, scale: int) -> None:
         raise UsageError(f"--fps must be between 1 and 60, not {fps:g}")
     if not 1 <= scale <= 40:
         raise UsageError(f"--scale must be between 1 and 40 pixels an LED, not {scale}")
-    frames = ((frame, length) for frame, _, length in replay_timeline(actions).frames(fps))
+    frames = []
+    for frame, _, length in replay_timeline(actions).frames(fps):
+        frames.append((frame, length))
+        if len(frames) * frame.width * frame.height * scale * scale > MAX_VIDEO_PIXELS:
+            raise UsageError(f"{path}: the video would be too large (over {len(frames) - 1} frames at "
+                             f"--scale {scale}): give a smaller --fps or --scale")
     data = encode_animation(frames, format_name, scale)
     try:
         write_atomic(path, data)
