@@ -254,6 +254,9 @@ def game_over(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
     n = len(state.winners)
     w = 3 if 4 * n - 1 <= 14 else 2
     x = (PANEL_W - ((w + 1) * n - 1)) // 2
+    # Six or more joint winners are wider than the black middle: a dark band keeps the ripples
+    # (in the same colours) from reading as a swatch's extra column.
+    fill_rect(frame, max(0, x - 1), 7, min(PANEL_W, (w + 1) * n + 1), 8, BLACK)
     for i, player in enumerate(state.winners):
         swatch(frame, x + (w + 1) * i, 8, w, 6, state.colors[player])
 
