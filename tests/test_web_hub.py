@@ -98,3 +98,25 @@ def test_play_with_the_web_on_serves_while_it_runs_and_stops_with_it(tmp_path, m
         again.bind(("127.0.0.1", port))
     with Image.open(picture) as image:
         assert image.size == (32, 16)
+
+
+def test_each_frame_reaches_the_hub_with_the_state_it_was_drawn_from():
+    """The spectator view hides the secret screen by the state paired with each frame: at every
+    change (into the secret screen and out of it) that state must be the one the frame shows."""
+    from tests.test_panel_app import Player
+
+    player, hub = Player(), Hub()
+    player.app.publisher = hub
+    publish_frame, screens = hub.publish_frame, []
+
+    def checked(frame: Frame) -> None:
+        publish_frame(frame)
+        shown, snapshot = hub.shown()
+        screens.append(snapshot.ui.screen)
+        assert shown is frame and render(snapshot.game, snapshot.ui, player.now) == frame
+
+    hub.publish_frame = checked
+    for button in ("start", "a", "a", "a", "a", "a", "a", "right", "a", "b", "a", "a"):
+        player.tap(button)
+        player.run(0.5)  # past the grace after a screen that changed by itself
+    assert {"setup", "handoff", "secret", "play"} <= set(screens)

@@ -242,3 +242,34 @@ def test_the_host_sets_the_brightness_from_the_phone(table):
     host.send("brightness", delta=-1)
     table.wait_until(lambda: table.app.ui.brightness == round(before - 0.1, 2))
     table.wait_until(lambda: table.app.store.get_setting("brightness") == table.app.ui.brightness)
+
+
+def test_nobody_takes_the_givers_seat_between_the_card_and_the_reveal(table):
+    """The seat would bring the card and the target with it: a guesser who left their own seat
+    for the giver's (or a guest given it by the host) would learn the round's secret."""
+    giver, guesser, _ = seated_three(table)
+    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+    giver.send("choose", cell=card[0])
+    guesser.view(lambda v: v["game"]["phase"] == "clue1")
+    giver.send("free_seat", seat=0)  # the host frees their own seat for someone else
+    guesser.view(lambda v: 0 not in v["taken"])
+    guesser.send("leave")
+    guesser.view(lambda v: v["seat"] is None)
+    guesser.send("take", seat=0)
+    assert guesser.refusal() == "that colour is giving the cue this round: take it after the reveal"
+    assert all(m.get("you") in (None, {"card": None, "target": None, "free": False})
+               for m in guesser.log if m["t"] == "view")
+    guesser.send("take", seat=1)  # any other colour is free to take
+    assert guesser.expect("seated")["seat"] == 1
+
+
+def test_a_token_brought_back_on_another_phone_moves_the_seat_there(table):
+    giver, _, _ = seated_three(table)
+    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+    copy = table.phone()
+    copy.send("resume", token=giver.token)  # the same token, the first phone still connected
+    assert copy.view(lambda v: v["seat"] == 0)["you"]["card"] == card
+    assert giver.refusal() == "this colour was taken up on another phone"
+    assert giver.view(lambda v: v["seat"] is None)["you"] is None
+    giver.send("choose", cell=card[0])
+    assert giver.refusal() == "choose a colour first"

@@ -16,7 +16,7 @@ from websockets.sync.client import connect
 from console.web.hub import Hub
 from console.web.messages import FIELDS, MessageError, parse_message
 from console.web.phones import PhoneConnection, PhoneRoom
-from console.web.seats import CODE_LETTERS, Attempts, SeatBook, new_room_code
+from console.web.seats import CODE_LETTERS, Attempts, SeatBook, guesser, new_room_code
 from console.web.server import MAX_MESSAGE_BYTES, host_allowed, origin_allowed
 from hal.inputs.events import EventQueue
 from tests.fakes import FakeClock
@@ -143,6 +143,16 @@ def test_attempts_open_again_after_the_window_and_cap_all_addresses_together():
     assert attempts.blocked("a") == 0 and attempts.blocked("c") == 0
 
 
+def test_one_device_cannot_multiply_its_guesses_with_ipv6_addresses():
+    attempts = Attempts(FakeClock(100.0), limit=2, total_limit=30)
+    for address in ("2001:db8:1:2::1", "2001:db8:1:2:a:b:c:d"):  # a privacy address each try
+        attempts.wrong(guesser(address))
+    assert attempts.blocked(guesser("2001:db8:1:2:ffff::9")) > 0  # the same /64: the same guesser
+    assert attempts.blocked(guesser("2001:db8:1:3::1")) == 0
+    assert guesser("::ffff:192.168.1.7") == guesser("192.168.1.7") == "192.168.1.7"
+    assert guesser("fe80::1%wlan0") == "fe80::/64" and guesser("?") == "?"
+
+
 def test_room_codes_use_only_letters_nobody_confuses():
     assert not set("OQDIJLSZBGUVMNW01258") & set(CODE_LETTERS)
     codes = {new_room_code() for _ in range(200)}
@@ -217,9 +227,35 @@ def test_a_phone_that_floods_without_reading_is_dropped():
     assert stuck.closed_with == 1008 and next(stuck.messages, None) is not None  # dropped before the end
 
 
+class GonePhone(StuckPhone):
+    """A flooding phone that went away just before the server closes it."""
+
+    async def close(self, code: int) -> None:
+        from starlette.websockets import WebSocketDisconnected
+
+        raise WebSocketDisconnected('Cannot call "send" once a close message has been sent.')
+
+
+def test_a_flooding_phone_gone_before_it_is_dropped_ends_quietly():
+    room = PhoneRoom(Hub(), EventQueue(), SeatBook(10), Attempts(FakeClock()))
+
+    async def connect_it():
+        await PhoneConnection(room, GonePhone(["junk"] * 1000)).run()  # returns: no traceback in the log
+        return True
+
+    assert in_own_loop(connect_it())
+
+
 def test_a_phone_sending_faster_than_a_person_taps_is_slowed_down(table, monkeypatch):
     clock = FakeClock(1000.0)
     monkeypatch.setattr(table.web.room, "clock", clock)
+    pauses = []
+
+    async def pause(seconds: float) -> None:  # the flood's waits, on the fake clock: none here
+        pauses.append(seconds)
+        await asyncio.sleep(0)
+
+    monkeypatch.setattr(table.web.room, "pause", pause)
     phone = table.phone()
     phone.expect("view")  # connected: its connection is in the room, alone
     (connection,) = table.web.room.phones
@@ -233,6 +269,7 @@ def test_a_phone_sending_faster_than_a_person_taps_is_slowed_down(table, monkeyp
         refusals.append(phone.refusal())
     assert refusals.count("too many messages: slow down (until then, messages are dropped)") >= 1
     assert refusals.count("type the room code the panel shows first") == 60  # the burst; the rest dropped
+    assert len([p for p in pauses if p > 0]) >= 140 and max(pauses) <= 1 / 30  # each read past the rate waited
 
 
 def test_the_wrong_try_memory_stays_bounded():

@@ -14,7 +14,7 @@ import json
 import random
 from dataclasses import replace
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import event, given, settings, strategies as st
 
 from console.game import rules
 from console.game.board import ALL_CELLS, Cell, RuleError
@@ -23,8 +23,12 @@ from console.play import controller
 from console.play.remote import RemoteCommand, handle_remote
 from console.view.render import render
 from console.view.ui import Ui
-from console.web.views import board_message, public_view, seat_view
+from console.web.hub import Hub
+from console.web.panel import PanelStream
+from console.web.views import board_message, giver_seat_locked, public_view, seat_view
 from hal.inputs.events import BUTTONS
+from hal.layout import Layout, LayoutOptions
+from hal.output import OutputStage
 
 SEATS = range(10)
 VERBS = ("cursor", "place", "take_back", "confirm", "choose", "clue", "pass", "next", "brightness")
@@ -51,6 +55,17 @@ def messages(game, ui) -> dict:
     return out
 
 
+HUB = Hub()
+STREAM = PanelStream(HUB, OutputStage(Layout(LayoutOptions())))
+
+
+def spectator_frame(game: GameState, ui: Ui, t: float) -> bytes:
+    """What /panel streams when the panel has drawn this state (published as the app loop does)."""
+    HUB.publish_state(game, ui, t)
+    HUB.publish_frame(render(game, ui, t))
+    return STREAM.frame_message(spectator=True)
+
+
 def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
     if game is None:
         return
@@ -61,8 +76,12 @@ def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
             assert mine[seat] == theirs[seat], f"seat {seat} sees a secret in {game.phase} on {ui.screen}"
     if ui.screen != "secret":  # the joystick giver's own screen; a phone giver never opens it
         assert render(game, ui, t) == render(other_game, other_ui, t), f"the panel shows a secret on {ui.screen}"
+    assert spectator_frame(game, ui, t) == spectator_frame(other_game, other_ui, t), \
+        f"/panel shows a secret on {ui.screen}"  # even the joystick giver's card: a phone could peek
     if game.phase == "choose_target" and game.variant == "cards":
         assert mine[game.giver] != theirs[game.giver]  # the giver does see the card: the check bites
+    if seat_view(game, ui, game.giver)["you"]["target"] is not None or ui.screen == "secret":
+        assert giver_seat_locked(game, ui), "a phone could take the giver's seat and its secret"
     if game.phase == "round_over" and ui.pending is not None:  # scored, not yet revealed: the
         other_game = replace(other_game, scores=tuple(s + 1 for s in game.scores),  # points would tell
                              last_round_points=tuple(p + 1 for p in game.last_round_points))
@@ -139,3 +158,39 @@ def test_the_giver_sees_the_card_then_the_target_and_the_table_sees_it_after_the
     game = rules.apply(rules.apply(game, rules.Clue()), rules.Place(ALL_CELLS[0]))
     game = rules.apply(rules.apply(game, rules.Place(ALL_CELLS[1])), rules.SkipClue())
     assert public_view(game, ui)["game"]["target"] == card[3]
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), players=st.integers(3, 6), variant=st.sampled_from(rules.VARIANTS),
+       seed=st.integers(0, 2**31 - 1))
+def test_a_replay_of_a_game_under_way_shows_nothing_of_the_round_not_yet_revealed(data, players, variant, seed):
+    """/replay/<id> of the game being played (or of an unfinished one the console will resume):
+    its captions and every frame are those of the same record with another target in the round
+    that is not revealed yet."""
+    from console.view.timeline import replay_timeline
+    from console.web.replay import timeline_json
+
+    record = [rules.NewGame(players=players, seed=seed, first_giver=0, variant=variant)]
+    game = rules.apply(None, record[0])
+    for _ in range(data.draw(st.integers(1, 30))):
+        legal = rules.legal_actions(game)
+        if not legal:
+            break
+        action = data.draw(st.sampled_from(legal[:30]))
+        record.append(action)
+        game = rules.apply(game, action)
+    chosen = [i for i, a in enumerate(record) if isinstance(a, rules.ChooseTarget)]
+    if not chosen or any(isinstance(a, rules.Next) for a in record[chosen[-1]:]):
+        return  # no round under way with its target chosen
+    event("a round under way")
+    i = chosen[-1]
+    state = None
+    for action in record[:i]:
+        state = rules.apply(state, action)
+    others = [c for c in (state.card_cells or ALL_CELLS[::37]) if c != record[i].cell]
+    twin_record = record[:i] + [rules.ChooseTarget(data.draw(st.sampled_from(others)))] + record[i + 1:]
+    mine, theirs = replay_timeline(record), replay_timeline(twin_record)
+    assert timeline_json(mine) == timeline_json(theirs)
+    for scene in mine.scenes:
+        for t in (scene.start, scene.start + 0.35, scene.start + 0.7 * scene.duration):
+            assert mine.frame(t) == theirs.frame(t), f"the replay shows the target in: {scene.caption}"

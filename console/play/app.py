@@ -348,13 +348,15 @@ class ConsoleApp:
                 frame = attract_frame(self.attract, self.ui, idle_s, layout.width, layout.height)
         if frame is None:
             frame = render(self.game, self.ui, now, layout.width, layout.height)
+        # The state the frame was drawn from goes first: the hub pairs each frame with the state
+        # published before it (the spectator view hides the secret screen's frames by it).
+        if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
+            self._published = (self.game, self.ui)
+            self.publisher.publish_state(self.game, self.ui, now)
         if self.panel.show(frame):
             self.stats.frames_pushed += 1
             if self.publisher is not None:
                 self.publisher.publish_frame(frame)
-        if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
-            self._published = (self.game, self.ui)
-            self.publisher.publish_state(self.game, self.ui, now)
         if self.notifier is not None:
             if self.stats.frames_pushed == 1 and not self.notifier.ready:
                 boot_s = round(self._boot_clock(), 2)

@@ -41,6 +41,7 @@ class Hub:
         self.snapshot = Snapshot(0, None, Ui(), 0.0)
         self.frame: Frame | None = None  # the last frame pushed to the panel; never mutated after
         self.frame_version = 0
+        self.frame_snapshot = self.snapshot  # the state `frame` was drawn from (published just before it)
 
     # --- the app loop's side ---------------------------------------------------------------
 
@@ -51,11 +52,16 @@ class Hub:
 
     def publish_frame(self, frame: Frame) -> None:
         with self._lock:
-            self.frame = frame
+            self.frame, self.frame_snapshot = frame, self.snapshot
             self.frame_version += 1
         self._wake(frame=True)
 
     # --- the server's side -----------------------------------------------------------------
+
+    def shown(self) -> tuple[Frame | None, Snapshot]:
+        """The last frame and the state it was drawn from, read together."""
+        with self._lock:
+            return self.frame, self.frame_snapshot
 
     def subscribe(self, wake: Callable[[], None], loop: asyncio.AbstractEventLoop | None = None, *,
                   states: bool = True, frames: bool = True) -> Callable[[], None]:

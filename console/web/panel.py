@@ -13,6 +13,11 @@ Routes (one page, `panel.html`, for all three):
   /sim, /sim/ws       with `hues-console sim --web`: the same page with the terminal
                       simulator's keys and on-screen buttons; presses go on the app's queue
 
+The spectator view never shows the secret screen (the joystick giver's card and the cell under
+their finger): a guest could watch it on a phone under the table while the others look away, so
+/panel gets the hand-off screen instead for as long as the panel shows the card. The hub pairs
+each frame with the state it was drawn from, so no secret frame slips through at a change.
+
 Besides frames, a connection gets `{"t": "hint", "text": ...}`: the line the terminal simulator
 shows under the panel (what the panel asks for, never a secret the panel itself hides).
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import replace
 from typing import Any, Callable
 
 from starlette.requests import Request
@@ -29,7 +35,7 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.view.render import describe
+from console.view.render import describe, render
 from console.web.hub import Hub, changed_event
 from console.web.phones import POLICY_VIOLATION, asset
 from console.web.server import origin_allowed
@@ -101,7 +107,7 @@ class PanelStream:
         self.viewers = 0
         self._page = asset("panel.html")
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
-        self._encoded: tuple[Frame | None, bytes | None] = (None, None)
+        self._encoded: dict[bool, tuple[Frame | None, bytes | None]] = {False: (None, None), True: (None, None)}
 
     def routes(self) -> list:
         routes = [Route("/panel", self.page), WebSocketRoute("/panel/ws", self.spectator)]
@@ -117,15 +123,20 @@ class PanelStream:
         body, kind = self._assets[request.url.path]
         return Response(body, media_type=kind)
 
-    def frame_message(self) -> bytes | None:
-        """The last frame pushed to the panel as a live-view message (None before the first)."""
-        frame = self.hub.frame
+    def frame_message(self, spectator: bool = False) -> bytes | None:
+        """The last frame pushed to the panel as a live-view message (None before the first);
+        for a `spectator`, the secret screen's frames as the hand-off screen."""
+        frame, snapshot = self.hub.shown()
         if frame is None:
             return None
-        shown, message = self._encoded
+        shown, message = self._encoded[spectator]
         if frame is not shown:  # frames are never changed once published: the same object, the same message
-            message = live_view(frame.width, frame.height, self.stage.seen(frame))
-            self._encoded = (frame, message)
+            drawn = frame
+            if spectator and snapshot.ui.screen == "secret":
+                drawn = render(snapshot.game, replace(snapshot.ui, screen="handoff", armed_at=-1.0),
+                               snapshot.time, frame.width, frame.height)
+            message = live_view(drawn.width, drawn.height, self.stage.seen(drawn))
+            self._encoded[spectator] = (frame, message)
         return message
 
     def hint_message(self) -> str:
@@ -133,7 +144,7 @@ class PanelStream:
         return json.dumps({"t": "hint", "text": describe(snapshot.game, snapshot.ui)})
 
     async def spectator(self, websocket: WebSocket) -> None:
-        await self._serve(websocket, self._refuse)
+        await self._serve(websocket, self._refuse, spectator=True)
 
     async def controls(self, websocket: WebSocket) -> None:
         throttle = Throttle(MAX_PRESSES_PER_S)
@@ -144,7 +155,8 @@ class PanelStream:
 
         await self._serve(websocket, press)
 
-    async def _serve(self, websocket: WebSocket, on_text: Callable[[WebSocket, str | None], Any]) -> None:
+    async def _serve(self, websocket: WebSocket, on_text: Callable[[WebSocket, str | None], Any],
+                     spectator: bool = False) -> None:
         if not origin_allowed(websocket.headers) or self.viewers >= MAX_VIEWERS:
             await websocket.close(code=POLICY_VIOLATION)
             return
@@ -152,7 +164,7 @@ class PanelStream:
         self.viewers += 1
         changed, wake = changed_event()
         unsubscribe = self.hub.subscribe(wake)
-        writer = asyncio.create_task(self._write(websocket, changed))
+        writer = asyncio.create_task(self._write(websocket, changed, spectator))
         try:
             while True:
                 raw = await websocket.receive()
@@ -166,13 +178,13 @@ class PanelStream:
             writer.cancel()
             self.viewers -= 1
 
-    async def _write(self, websocket: WebSocket, changed: asyncio.Event) -> None:
+    async def _write(self, websocket: WebSocket, changed: asyncio.Event, spectator: bool) -> None:
         """Send the frame and the hint whenever they change, the current ones first."""
         sent_frame, sent_hint = None, None
         try:
             while True:
                 changed.clear()
-                frame, hint = self.frame_message(), self.hint_message()
+                frame, hint = self.frame_message(spectator), self.hint_message()
                 if frame is not None and frame != sent_frame:
                     await websocket.send_bytes(frame)
                     sent_frame = frame

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import secrets
 from collections import deque
 from typing import Callable
@@ -84,6 +85,21 @@ class SeatBook:
 
     def saved(self) -> list[list]:
         return [[seat, digest] for seat, digest in self._holders.items()]
+
+
+def guesser(address: str) -> str:
+    """Whose wrong tries an address's are: an IPv6 address counts for its /64, which one device
+    holds whole (SLAAC privacy addresses, RFC 8981: a new one costs nothing), so it cannot take
+    a fresh address for every few guesses; an IPv4-mapped address is that IPv4 address."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 class Attempts:

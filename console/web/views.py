@@ -59,6 +59,16 @@ def revealed_target(game: GameState, ui: Ui) -> Cell | None:
     return game.target_revealed if ui.pending is None else None
 
 
+def giver_seat_locked(game: GameState | None, ui: Ui) -> bool:
+    """Whether the giver's seat may not change hands now: from the moment the card is on the
+    panel's secret screen or the target is chosen until the reveal. A guest who took that seat
+    then (free, or freed for them) would be sent the card and the target; the giver's own phone
+    comes back with its token instead (`resume`), which this does not stop."""
+    if game is None or game.phase == "game_over" or revealed_target(game, ui) is not None:
+        return False
+    return game.target is not None or ui.screen == "secret"
+
+
 def _public_game(game: GameState, ui: Ui) -> dict:
     guessing = game.phase in GUESS_PHASES and ui.screen == "play"
     target = revealed_target(game, ui)
