@@ -13,10 +13,13 @@ Routes (one page, `panel.html`, for all three):
   /sim, /sim/ws       with `hues-console sim --web`: the same page with the terminal
                       simulator's keys and on-screen buttons; presses go on the app's queue
 
-The spectator view never shows the secret screen (the joystick giver's card and the cell under
-their finger): a guest could watch it on a phone under the table while the others look away, so
-/panel gets the hand-off screen instead for as long as the panel shows the card. The hub pairs
-each frame with the state it was drawn from, so no secret frame slips through at a change.
+The spectator view shows what the panel shows to the room but two things meant only for those
+at the table (`spectator_frame`): the secret screen (the joystick giver's card and the cell under
+their finger; a guest could watch it on a phone under the table while the others look away) is
+the hand-off screen there, and the room code (which proves a phone is in the room: /panel needs
+no code, so anyone who can reach the box could read it there and join) is left out. The hub
+pairs each frame with the state it was drawn from and its time, so nothing slips through at a
+change.
 
 Besides frames, a connection gets `{"t": "hint", "text": ...}`: the line the terminal simulator
 shows under the panel (what the panel asks for, never a secret the panel itself hides).
@@ -35,8 +38,9 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.view.render import describe, render
-from console.web.hub import Hub, changed_event
+from console.view import screens
+from console.view.render import ROOM_CODE_Y, describe, render
+from console.web.hub import Hub, Snapshot, changed_event
 from console.web.phones import POLICY_VIOLATION, asset
 from console.web.server import origin_allowed
 from hal.frame import Frame
@@ -96,6 +100,21 @@ def parse_press(text: str | None) -> tuple[str, str]:
     return button, kind
 
 
+def spectator_frame(frame: Frame, snapshot: Snapshot, t: float) -> Frame:
+    """The panel's `frame`, drawn from `snapshot` at `t`, as /panel shows it: the hand-off for
+    the secret screen, and no room code."""
+    game, ui = snapshot.game, snapshot.ui
+    if ui.screen == "secret":
+        return render(game, replace(ui, screen="handoff", armed_at=-1.0), t, frame.width, frame.height)
+    if ui.room_code and ui.screen == "setup":
+        return render(game, replace(ui, room_code=""), t, frame.width, frame.height)
+    if ui.room_code and ui.screen == "idle":  # the board or the attract loop: the code's box stays
+        hidden = Frame(frame.width, frame.height, bytearray(frame.pixels))
+        screens.hide_room_code(hidden, ROOM_CODE_Y, ui.room_code)
+        return hidden
+    return frame
+
+
 class PanelStream:
     """The panel's frames for the browser: the hub's last frame as the LEDs show it, turned into
     a message once however many pages watch it. `events` (the app's queue) only for `sim --web`,
@@ -126,15 +145,12 @@ class PanelStream:
     def frame_message(self, spectator: bool = False) -> bytes | None:
         """The last frame pushed to the panel as a live-view message (None before the first);
         for a `spectator`, the secret screen's frames as the hand-off screen."""
-        frame, snapshot = self.hub.shown()
+        frame, snapshot, t = self.hub.shown()
         if frame is None:
             return None
         shown, message = self._encoded[spectator]
         if frame is not shown:  # frames are never changed once published: the same object, the same message
-            drawn = frame
-            if spectator and snapshot.ui.screen == "secret":
-                drawn = render(snapshot.game, replace(snapshot.ui, screen="handoff", armed_at=-1.0),
-                               snapshot.time, frame.width, frame.height)
+            drawn = spectator_frame(frame, snapshot, t) if spectator else frame
             message = live_view(drawn.width, drawn.height, self.stage.seen(drawn))
             self._encoded[spectator] = (frame, message)
         return message
