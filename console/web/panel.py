@@ -66,11 +66,13 @@ class Throttle:
         self.clock, self.sleep = clock, sleep  # the running loop's clock by default
 
     async def wait(self) -> None:
+        """The slot is taken before sleeping, so several connections sharing one throttle
+        (the replays') queue up one period apart instead of all waking at the same instant."""
         now = (self.clock or asyncio.get_running_loop().time)()
-        if self.next > now:
-            await self.sleep(self.next - now)
-            now = self.next
-        self.next = now + self.period
+        slot = max(now, self.next)
+        self.next = slot + self.period
+        if slot > now:
+            await self.sleep(slot - now)
 
 
 class PanelMessageError(ValueError):
