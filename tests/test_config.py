@@ -11,7 +11,7 @@ import re
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from console.config.loader import (
@@ -409,7 +409,15 @@ def test_any_value_at_a_real_key_gives_a_config_or_a_config_error(write, no_etc,
     assert_config_or_config_error(write(yaml.safe_dump(document, allow_unicode=True)), no_etc)
 
 
-@FUZZ
+# A range check: its edges are given as examples, so a few dozen random values add all there is.
+RANGE = settings(FUZZ, max_examples=30)
+
+
+@RANGE
+@example(fps=9)
+@example(fps=10)
+@example(fps=120)
+@example(fps=121)
 @given(fps=st.integers(-1000, 1000))
 def test_fps_is_taken_exactly_when_from_10_to_120(write, no_etc, fps):
     path = write(f"display:\n  fps: {fps}\n")
@@ -419,7 +427,11 @@ def test_fps_is_taken_exactly_when_from_10_to_120(write, no_etc, fps):
         assert problems(path, no_etc) == (f"{path}:2: display.fps: {fps} is out of range, expected 10 to 120",)
 
 
-@FUZZ
+@RANGE
+@example(brightness=0.019999999999999997)
+@example(brightness=0.02)
+@example(brightness=1.0)
+@example(brightness=1.0000000000000002)
 @given(brightness=st.floats(allow_nan=False, allow_infinity=False, min_value=-2, max_value=2))
 def test_brightness_is_taken_exactly_when_from_0_02_to_1(write, no_etc, brightness):
     path = write(yaml.safe_dump(nest(("display", "brightness"), brightness)))

@@ -173,6 +173,14 @@ def test_outputs_go_to_stdout_for_a_dash(isolated, tmp_path, capsysbinary):
     assert capsysbinary.readouterr().out.startswith(b"\x89PNG")
 
 
+@pytest.mark.parametrize("argv", [["export", "game\udcff"], ["sticker", "--out", "OUT", "--url", "http://\udcff/"],
+                                  ["palette", "--driver", "ws\udc81"]])
+def test_a_text_argument_that_is_not_utf8_is_refused(isolated, tmp_path, capsys, argv):
+    """Bytes that are not UTF-8 on the command line reach Python as lone surrogates (PEP 383)."""
+    argv = [str(tmp_path / "x.svg") if word == "OUT" else word for word in argv]
+    assert "is not UTF-8 text" in refused(capsys, argv)
+
+
 @pytest.mark.parametrize("time_text", ["nan", "inf", "-inf", "1e308", "-1", "86401", "soon", "", "0x10"])
 def test_render_refuses_a_time_that_is_no_animation_time(isolated, tmp_path, capsys, time_text):
     record = _write(tmp_path, EXAMPLE)
@@ -180,7 +188,8 @@ def test_render_refuses_a_time_that_is_no_animation_time(isolated, tmp_path, cap
 
 
 BAD_SCRIPT_LINES = ["right 100000000", "hold a 1e8", "wait 1e12", "wait nan", "hold a inf", "right 0",
-                    "right ١", "wait ٣", "jump", "\x1b[2J", "hold", "hold q 1", "a 1 2", "wait -1"]
+                    "right ١", "wait ٣", "jump", "\x1b[2J", "hold", "hold q 1", "a 1 2", "wait -1",
+                    "wait 1_0", "hold a 0_5", "wait infinity", "right\u00a02", "wait\u20281", "a\x1c2"]
 
 
 @pytest.mark.parametrize("line", BAD_SCRIPT_LINES)
@@ -204,6 +213,22 @@ def test_a_bad_config_value_is_one_line_for_check_config_and_every_command(isola
     path = _write(tmp_path, f"display:\n  fps: {value}\n", "c.yaml")
     assert refused(capsys, ["check-config", path]).startswith(path + ":")
     assert refused(capsys, ["palette", "--config", path]).startswith(path + ":")
+
+
+BAD_STORE_URLS = ['"redis://\\udcff/0"', '"redis://\\x00/0"', "redis://localhost/0?ssl_cert_reqs=none",
+                  "redis://localhost/0?socket_timeout=3600", "unix:///run/r.sock?bogus=1", "redis://localhost/-1",
+                  "redis://localhost:99999999/0"]
+
+
+@pytest.mark.parametrize("url", BAD_STORE_URLS)
+def test_a_store_url_that_cannot_work_is_one_line_naming_the_file_not_an_outage(isolated, tmp_path, capsys, url):
+    """Not taken for an outage (exit 1) or a crash when the first command connects: redis-py
+    accepts these and fails only then (an unknown option is a TypeError, a host idna cannot
+    encode a UnicodeError), and a URL's timeout would override the console's own."""
+    path = _write(tmp_path, f"store:\n  url: {url}\n", "c.yaml")
+    for argv in (["history", "--config", path], ["export", "--config", path],
+                 ["sim", "--headless", "--config", path, "--script", _write(tmp_path, "a\n", "s.txt")]):
+        assert refused(capsys, argv).startswith(f"{path}: store URL ")
 
 
 def test_a_5_mb_config_is_refused_before_it_is_parsed(isolated, tmp_path, capsys):

@@ -198,5 +198,12 @@ def test_attract_loop_takes_turns_with_the_idle_board(timeline):
     assert attract_scene(reveals, ui, cycle + ATTRACT_AFTER_S + 0.5)[0] == first.game
 
 
+def test_attract_loop_keeps_the_full_disks_red_dot(timeline):
+    reveals = timeline.reveals()
+    _, shown, t = attract_scene(reveals, Ui(disk_full=True), ATTRACT_AFTER_S + 0.1)
+    assert shown.disk_full
+    assert render(reveals.scenes[0].game, shown, t).get(31, 15) == (255, 0, 0)
+
+
 def test_no_stored_game_no_attract_loop():
     assert attract_scene(replay_timeline([rules.NewGame(players=3)]).reveals(), Ui(), ATTRACT_AFTER_S + 1) is None

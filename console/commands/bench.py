@@ -24,7 +24,7 @@ from console.game import rules
 from console.play.app import ConsoleApp, run_realtime
 from console.game.board import ALL_CELLS, Cell, distance
 from console.view.render import render
-from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Pawn, Place
+from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
 from console.store.games import GameStore
 from console.view.ui import Ui
 from hal.drivers.ws281x import PixelStripStandIn, Ws281xDriver
@@ -39,7 +39,8 @@ FRAMES = 600
 
 
 def busy_game() -> tuple[GameState, Ui]:
-    """10 players in the second guesses: 17 pawns down, the 18th pending, a cursor, status."""
+    """10 players in the second guesses: 17 pawns down, the last one still to be let stand (B
+    takes it back), the 18th guesser's cursor, status."""
     state = rules.apply(None, NewGame(players=10, seed=11, first_giver=0, variant="free"))
     target = Cell(7, 14)
     state = rules.apply(rules.apply(state, ChooseTarget(target)), Clue())
@@ -49,8 +50,7 @@ def busy_game() -> tuple[GameState, Ui]:
     state = rules.apply(state, Clue())
     while len(state.to_place) > 1:
         state = rules.apply(state, Place(next(near)))
-    pending = Pawn(rules.current_player(state), next(near))
-    return state, Ui(screen="play", cursor=Cell(3, 20), pending=pending)
+    return state, Ui(screen="play", cursor=Cell(3, 20), pending=state.pawns[-1])
 
 
 def reveal_game() -> tuple[GameState, Ui]:

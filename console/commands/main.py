@@ -144,6 +144,18 @@ def output_path(text: str) -> str:
     return text
 
 
+def text_argument(text: str) -> str:
+    """A text argument (a game id, an address): bytes that are not UTF-8 reach Python as lone
+    surrogates (PEP 383, the file system encoding's surrogateescape), which no store, QR code or
+    log can encode; refused here, once, instead of as a UnicodeEncodeError deep inside. File
+    names keep those bytes: the os module gives them back to the kernel unchanged."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not UTF-8 text (character {exc.start + 1})") from None
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="hues-console", description="Hues and Cues on an LED panel.")
     common = OneLineParser(add_help=False)
@@ -190,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--legibility", action="store_true",
                    help="how far pawns and the cursor stand out from every cell, as light on the LEDs")
-    p.add_argument("--driver", metavar="NAME",
+    p.add_argument("--driver", metavar="NAME", type=text_argument,
                    help="the LED driver to model (default: the configured one; leds-dev for a Pi 5)")
     p.set_defaults(run=cmd_palette)
 
@@ -211,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("sticker", "a QR code with the box's address for the phones, to stick on the box")
     p.add_argument("--out", required=True, metavar="FILE", type=output_path, help="the picture: .svg, .png, .pdf or .eps")
-    p.add_argument("--url", help="the address to encode (default: the configured web server's)")
+    p.add_argument("--url", type=text_argument, help="the address to encode (default: the configured web server's)")
     p.set_defaults(run=cmd_sticker)
 
     p = command("check-config", "check a configuration file and report every problem")
@@ -222,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_history)
 
     p = command("export", "print a game record that `replay` accepts")
-    p.add_argument("game", nargs="?", help="game id (default: the latest game)")
+    p.add_argument("game", nargs="?", type=text_argument, help="game id (default: the latest game)")
     p.set_defaults(run=cmd_export)
     return parser
 

@@ -9,7 +9,7 @@ from typing import TextIO
 from console.commands.common import UsageError, read_text
 from console.config.files import input_name
 from console.config.loader import one_line
-from console.game.record import MAX_RECORD_BYTES, parse_record, replay_record, state_json, state_summary
+from console.game.record import MAX_RECORD_BYTES, fold_record, parse_record, state_json, state_summary
 from console.store.format import GameNotFoundError, StoreError, StoreOfflineError, history_line
 from console.store.games import GameStore
 from console.view.timeline import replay_timeline
@@ -25,9 +25,10 @@ def replay_main(path: str, as_json: bool, video: str | None = None, fps: float |
     the replay JSON; with --video, the whole game as the panel shows it, as an animation."""
     text = read_text(path, MAX_RECORD_BYTES)
     source = input_name(path)
-    state = replay_record(text, source=source)
+    numbered = parse_record(text, source)
+    state = fold_record(numbered, source)
     if video is not None:
-        write_video(video, [action for _, action in parse_record(text, source)],
+        write_video(video, [action for _, action in numbered],
                     VIDEO_FPS if fps is None else fps, VIDEO_SCALE if scale is None else scale)
     print(json.dumps(state_json(state)) if as_json else state_summary(state))
     return 0

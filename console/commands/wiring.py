@@ -60,13 +60,14 @@ def driver_settings_for(config: Config, name: str) -> dict:
 def build_output(config: Config, driver_name: str) -> tuple[OutputStage, Driver]:
     layout = Layout(config.panel)
     driver = make_driver(driver_name, driver_settings_for(config, driver_name), layout)
-    return output_stage(config, driver.light_response), driver
+    return output_stage(config, driver.light_response, layout), driver
 
 
-def output_stage(config: Config, response: LightResponse) -> OutputStage:
-    """The configured output stage writing for a driver whose bytes become light by `response`."""
+def output_stage(config: Config, response: LightResponse, layout: Layout | None = None) -> OutputStage:
+    """The configured output stage writing for a driver whose bytes become light by `response`
+    (on `layout`, when the caller has already built the configured one)."""
     return OutputStage(
-        Layout(config.panel),
+        Layout(config.panel) if layout is None else layout,
         brightness=config.display.brightness,
         gamma=config.display.gamma,
         power=config.power,

@@ -147,8 +147,12 @@ def _no_constant(name: str) -> Any:
 
 def replay_record(text: str, source: str = "<record>") -> GameState:
     """Parse and fold a whole record; RecordError names the line of the first illegal action."""
+    return fold_record(parse_record(text, source), source)
+
+
+def fold_record(numbered: Iterable[tuple[int, Action]], source: str = "<record>") -> GameState:
+    """Fold parsed (line number, action) pairs; RecordError names the line of the first illegal one."""
     state = None
-    numbered = parse_record(text, source)
     for number, action in numbered:
         try:
             state = rules.apply(state, action)

@@ -14,7 +14,7 @@ right, and the round is scored around the target.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import reduce
+from functools import lru_cache, reduce
 from typing import Iterable, Union
 
 from console.game.board import ALL_CELLS, Cell, RuleError, brief_repr, distance
@@ -148,14 +148,28 @@ def is_terminal(state: GameState) -> bool:
     return state.phase == "game_over"
 
 
+@lru_cache(maxsize=None)
+def _every_place(player: int) -> tuple[Place, ...]:
+    """A Place on each cell for `player`, made once: actions are immutable, so the lists that
+    `legal_actions` returns may share them (building 480 frozen dataclasses a call was most of
+    the time a random game took)."""
+    return tuple(Place(c, player) for c in ALL_CELLS)
+
+
+@lru_cache(maxsize=None)
+def _every_target() -> tuple[ChooseTarget, ...]:
+    return tuple(ChooseTarget(c) for c in ALL_CELLS)
+
+
 def legal_actions(state: GameState | None) -> list[Action]:
     """Every action `apply` accepts now (a NewGame only before the game exists)."""
     if state is None:
         return [NewGame(players=n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
     phase = state.phase
     if phase == "choose_target":
-        choices = state.card_cells if state.variant == "cards" else ALL_CELLS
-        return [ChooseTarget(c) for c in choices]
+        if state.variant == "cards":
+            return [ChooseTarget(c) for c in state.card_cells]
+        return list(_every_target())
     if phase == "clue1":
         return [Clue()]
     undo = [TakeBack()] if state.can_take_back else []
@@ -164,7 +178,7 @@ def legal_actions(state: GameState | None) -> list[Action]:
     if phase in ("guess1", "guess2"):
         taken = {p.cell for p in state.pawns}
         who = state.to_place[0]
-        return [Place(c, who) for c in ALL_CELLS if c not in taken] + undo
+        return [place for place in _every_place(who) if place.cell not in taken] + undo
     if phase == "round_over":
         return [Next()] + undo
     return []

@@ -50,32 +50,20 @@ def handle(
 ) -> Step:
     """One press (or auto-repeat) of `button` at time t. `rng` picks a random first cue giver and
     the deck's seed."""
-    screen = ui.screen
-    if screen == "idle":
-        return _idle(game, ui, button, t)
-    if screen == "brightness":
-        return _brightness(game, ui, button, t)
-    if screen == "host":
-        return _host(game, ui, button, t)
-    if screen == "confirm":
-        return _confirm(game, ui, button, t)
-    if screen == "resume":
-        return _resume(game, ui, button, t)
-    if screen == "setup":
+    if ui.screen == "setup":
         return _setup(game, ui, button, t, rng)
-    if screen == "handoff":
-        return _handoff(game, ui, button, t)
-    if screen == "secret":
-        return _secret(game, ui, button, t)
-    if screen == "play":
-        return _play(game, ui, button, t)
-    if screen == "reveal":
-        return _reveal(game, ui, button, t)
-    if screen == "tiebreak":
-        return Step(game, _to(ui, "handoff", t)) if button == "a" else Step(game, ui)
-    if screen == "game_over":
-        return Step(game, to_idle(game, ui, t)) if button in ("a", "start") else Step(game, ui)
-    raise ValueError(f"unknown screen {screen!r}")
+    screen_handler = _SCREEN_HANDLERS.get(ui.screen)
+    if screen_handler is not None:
+        return screen_handler(game, ui, button, t)
+    raise ValueError(f"unknown screen {ui.screen!r}")
+
+
+def _tiebreak(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    return Step(game, _to(ui, "handoff", t)) if button == "a" else Step(game, ui)
+
+
+def _game_over(game: GameState, ui: Ui, button: str, t: float) -> Step:
+    return Step(game, to_idle(game, ui, t)) if button in ("a", "start") else Step(game, ui)
 
 
 # Screens that fall back to the idle board when nobody touches the controls for a while; a game
@@ -368,3 +356,11 @@ def _to(ui: Ui, screen: str, t: float, **changes) -> Ui:
 def _moved(cell: Cell, button: str) -> Cell:
     dr, dc = MOVES[button]
     return Cell(min(ROWS - 1, max(0, cell.row + dr)), min(COLS - 1, max(0, cell.col + dc)))
+
+
+# What a press does, screen by screen (set-up also takes the random source: see `handle`).
+_SCREEN_HANDLERS = {
+    "idle": _idle, "brightness": _brightness, "host": _host, "confirm": _confirm, "resume": _resume,
+    "handoff": _handoff, "secret": _secret, "play": _play, "reveal": _reveal,
+    "tiebreak": _tiebreak, "game_over": _game_over,
+}

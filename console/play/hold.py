@@ -45,6 +45,3 @@ class Hold:
             self.since = None
             return 0.0
         return self.last - self.since  # a terminal: as long as the key repeats came
-
-    def reset(self) -> None:
-        self.since = None

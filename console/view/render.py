@@ -207,8 +207,10 @@ def _contrast(rgb: bytes) -> bytes:
 # --- the status columns -------------------------------------------------------------------------
 
 
-def _glyph(art: str, rgb: RGB) -> list[bytes]:
-    return [b"".join(bytes(rgb) if mark == "#" else _BLACK for mark in line) for line in art.split()]
+@lru_cache(maxsize=16)
+def _glyph(art: str, rgb: RGB) -> tuple[bytes, ...]:
+    """2x5 art ("#" lit, "." dark) as five 6-byte rows; built once, not every frame."""
+    return tuple(b"".join(bytes(rgb) if mark == "#" else _BLACK for mark in line) for line in art.split())
 
 
 @lru_cache(maxsize=256)
@@ -223,7 +225,7 @@ def _status_rows(color: str, lit: bool, phase: str, lower: tuple[bytes, ...] | N
         shown = rgb if lit else tuple(v // 4 for v in rgb)
         top = [bytes(shown) * 2] * 4
     art = _PHASE_GLYPHS.get(phase)
-    glyph = [_BLACK * 2] * 5 if art is None else _glyph(art, _GLYPH_RGB)
+    glyph = [_BLACK * 2] * 5 if art is None else list(_glyph(art, _GLYPH_RGB))
     bottom = list(lower) if lower is not None else [_BLACK * 2] * 5
     return tuple(top + [_BLACK * 2] + glyph + [_BLACK * 2] + bottom)
 
@@ -238,8 +240,10 @@ def _draw_status(frame: Frame, state: GameState, ui: Ui, t: float, lower: tuple[
         pixels[i : i + 6] = line
 
 
+@lru_cache(maxsize=None)
 def _loupe(cell: Cell) -> tuple[bytes, ...]:
-    """The colour under the cursor, big enough to compare with the cells around it."""
+    """The colour under the cursor, big enough to compare with the cells around it (one per cell,
+    built once: the frame loop asks for it 60 times a second)."""
     return (bytes(board_colors()[cell.index]) * 2,) * 5
 
 
@@ -295,17 +299,14 @@ def _play(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
     phase = state.phase
     frame = _frame_from(_board_bytes(width, height), width, height)
     pixels = frame.pixels
-    pawns = state.pawns
-    if ui.pending is not None and ui.pending not in pawns:  # a replay's pawn about to be placed
-        pawns += (ui.pending,)
-    _draw_pawns(pixels, width, pawns, state.colors, t)
+    _draw_pawns(pixels, width, state.pawns, state.colors, t)  # a pending pawn is in the record
     guessing = phase in ("guess1", "guess2")
     _draw_cursors(pixels, width, state, ui, t, own=guessing)
     lower = None
     if guessing:
         lower = _loupe(ui.cursor)
     elif phase == "clue2":
-        lower = tuple(_glyph(_CHOICE_GLYPHS[ui.choice], WHITE))
+        lower = _glyph(_CHOICE_GLYPHS[ui.choice], WHITE)
     _draw_status(frame, state, ui, t, lower)
     return frame
 
@@ -380,12 +381,14 @@ def describe(state: GameState | None, ui: Ui) -> str:
     return text
 
 
-def _name(state: GameState, player: int) -> str:
+def player_name(state: GameState, player: int) -> str:
+    """A player as the hints and captions name them: their pawn colour, capitalised."""
     return state.colors[player].capitalize()
 
 
-def _names(state: GameState, players: tuple[int, ...]) -> str:
-    names = [_name(state, p) for p in players]
+def player_names(state: GameState, players: tuple[int, ...]) -> str:
+    """Players named in a sentence: "Red", "Red and Blue", "Red, Blue and Green"."""
+    names = [player_name(state, p) for p in players]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
@@ -406,7 +409,7 @@ def _hint(state: GameState | None, ui: Ui) -> str:
                 f"to the game)")
     if screen == "confirm":
         return _confirm_hint(ui)
-    giver = _name(state, state.giver)
+    giver = player_name(state, state.giver)
     if screen == "handoff":
         if ui.armed_at >= 0:  # the first A came (the hint is not redrawn when the wait runs out)
             return f"{giver}: press A again to see your card (everyone else look away)"
@@ -419,11 +422,11 @@ def _hint(state: GameState | None, ui: Ui) -> str:
     if screen == "reveal":
         return f"Round {state.round} scored: the target was {state.target_revealed} (A moves on)"
     if screen == "tiebreak":
-        return f"Tie between {_names(state, state.tied)}: a tie-break round (A goes on)"
+        return f"Tie between {player_names(state, state.tied)}: a tie-break round (A goes on)"
     if screen == "game_over":
         verb = "wins" if len(state.winners) == 1 else "win"
         best = max(state.scores)
-        return f"{_names(state, state.winners)} {verb} with {best} points (A or Start to finish)"
+        return f"{player_names(state, state.winners)} {verb} with {best} points (A or Start to finish)"
     raise ValueError(f"unknown screen {screen!r}")
 
 
@@ -460,7 +463,7 @@ def _play_hint(state: GameState, ui: Ui, giver: str) -> str:
     phase = state.phase
     placed = ""
     if ui.pending is not None:
-        placed = f"{_name(state, ui.pending.player)} placed a pawn on {ui.pending.cell} (B takes it back); "
+        placed = f"{player_name(state, ui.pending.player)} placed a pawn on {ui.pending.cell} (B takes it back); "
         if phase == "round_over":
             return f"{placed}any other button reveals the target"
     if phase == "clue1":
@@ -471,4 +474,4 @@ def _play_hint(state: GameState, ui: Ui, giver: str) -> str:
     if phase not in ("guess1", "guess2"):
         raise ValueError(f"the play screen has nothing to ask for in the {phase} phase")
     which = "first" if phase == "guess1" else "second"
-    return f"{placed}{_name(state, current_player(state))}: place your {which} pawn (A places)"
+    return f"{placed}{player_name(state, current_player(state))}: place your {which} pawn (A places)"

@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 from console.game import rules
 from console.game.rules import Action, GameState, Next, Place, SkipClue, TakeBack
 from console.view import screens
-from console.view.render import ROOM_CODE_Y, render
+from console.view.render import ROOM_CODE_Y, player_name, player_names, render
 from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
 from hal.frame import Frame
 
@@ -100,14 +100,15 @@ def attract_scene(reveals: Timeline, ui: Ui, idle_s: float) -> tuple[GameState, 
     """What the idle board shows after `idle_s` seconds untouched: None for the board itself,
     else (game, ui, t) to render, a moment of the last game's reveals. The board and the
     reveals take turns, ATTRACT_AFTER_S of board first; what the host must see on any screen
-    (the shutdown hold, a store outage) stays from `ui`."""
+    (the shutdown hold, a store outage, a full disk) stays from `ui`."""
     if not reveals.scenes:
         return None
     t = idle_s % (ATTRACT_AFTER_S + reveals.duration) - ATTRACT_AFTER_S
     if t < 0:
         return None
     scene = reveals.scene_at(t)
-    shown = replace(scene.ui, store_online=ui.store_online, hold_progress=ui.hold_progress)
+    shown = replace(scene.ui, store_online=ui.store_online, disk_full=ui.disk_full,
+                    hold_progress=ui.hold_progress)
     return scene.game, shown, t
 
 
@@ -143,7 +144,7 @@ def replay_timeline(actions: Iterable[Action], ui: Ui = Ui()) -> Timeline:
             continue
         scenes.append(_moment(before, state, action, ui))
         if isinstance(action, Next) and state.tiebreak and not before.tiebreak:
-            scenes.append(_scene(state, ui, "tiebreak", TIEBREAK_S, f"Tie-break between {_names(state, state.tied)}"))
+            scenes.append(_scene(state, ui, "tiebreak", TIEBREAK_S, f"Tie-break between {player_names(state, state.tied)}"))
     if state is None:
         raise rules.RuleError("the record is empty: it needs a new_game")
     scenes.append(_last(state, ui))
@@ -155,13 +156,13 @@ def _moment(before: GameState, after: GameState, action: Action, ui: Ui) -> Scen
     the board it changed, with the cursor on it; anything else as the panel asked for it."""
     if isinstance(action, Place):
         pawn = after.pawns[-1]
-        return _scene(after, ui, "play", GUESS_S, f"{_name(after, pawn.player)} places a pawn on {pawn.cell}",
+        return _scene(after, ui, "play", GUESS_S, f"{player_name(after, pawn.player)} places a pawn on {pawn.cell}",
                       cursor=pawn.cell, pending=pawn)
     if isinstance(action, TakeBack):
         pawn = before.pawns[-1]
-        return _scene(after, ui, "play", GUESS_S, f"{_name(after, pawn.player)} takes back the pawn on {pawn.cell}",
+        return _scene(after, ui, "play", GUESS_S, f"{player_name(after, pawn.player)} takes back the pawn on {pawn.cell}",
                       cursor=pawn.cell)
-    phase, giver = before.phase, _name(before, before.giver)
+    phase, giver = before.phase, player_name(before, before.giver)
     if phase == "choose_target":
         return _scene(before, ui, "handoff", HANDOFF_S, f"Round {before.round}: {giver} gives the cue")
     if phase == "clue1":
@@ -178,7 +179,7 @@ def _last(state: GameState, ui: Ui) -> Scene:
     last pawn is down but whose reveal nobody has pressed for stays unrevealed, as on the panel)."""
     if state.phase == "game_over":
         verb = "wins" if len(state.winners) == 1 else "win"
-        return _scene(state, ui, "game_over", GAME_OVER_S, f"{_names(state, state.winners)} {verb}")
+        return _scene(state, ui, "game_over", GAME_OVER_S, f"{player_names(state, state.winners)} {verb}")
     screen = "handoff" if state.phase == "choose_target" else "play"
     return _scene(state, ui, screen, END_S, f"The record stops in round {state.round} ({state.phase})")
 
@@ -191,14 +192,5 @@ def _scene(state: GameState, ui: Ui, screen: str, duration: float, caption: str,
 
 
 def _reveal_caption(state: GameState) -> str:
-    points = ", ".join(f"{_name(state, p)} +{n}" for p, n in enumerate(state.last_round_points))
+    points = ", ".join(f"{player_name(state, p)} +{n}" for p, n in enumerate(state.last_round_points))
     return f"Round {state.round}: the target was {state.target_revealed}; {points}"
-
-
-def _name(state: GameState, player: int) -> str:
-    return state.colors[player].capitalize()
-
-
-def _names(state: GameState, players: tuple[int, ...]) -> str:
-    names = [_name(state, p) for p in players]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

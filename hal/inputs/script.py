@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import queue
+import re
 from dataclasses import dataclass
 
 from hal.inputs.events import BUTTONS, PRESS, RELEASE, InputConfigError, InputEvent
@@ -78,11 +79,15 @@ def _count(word: str) -> int:
     raise ValueError(f"a count must be a whole number from 1 to {MAX_COUNT}, not {_brief(word)}")
 
 
+_DECIMAL = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+"""A duration as written in a script: float() also reads '1_0', ' 1' and 'infinity'."""
+_BLANKS = re.compile(r"[ \t\r\f\v]+")
+"""What separates words: ASCII blanks only. str.split() also splits at a no-break space, \\x1c-\\x1f,
+\\x85 and \\u2028, so 'right\\u00a02' would be read as 'right 2'."""
+
+
 def _seconds(word: str, most: float) -> float:
-    try:
-        seconds = float(word) if word.isascii() else math.nan
-    except ValueError:
-        seconds = math.nan
+    seconds = float(word) if _DECIMAL.fullmatch(word) else math.nan
     if 0 < seconds <= most:  # also refuses nan
         return seconds
     raise ValueError(f"a duration must be a number of seconds above 0 and at most {most:g}, "
@@ -121,7 +126,8 @@ def parse_script(text: str, filename: str = "<script>") -> tuple[Step, ...]:
     steps = []
     presses, seconds = 0, 0.0
     for number, line in enumerate(text.split("\n"), start=1):
-        words = line.split("#", 1)[0].split()
+        words = _BLANKS.split(line.split("#", 1)[0].strip(" \t\r\f\v"))
+        words = [] if words == [""] else words
         if not words:
             continue
         try:
