@@ -8,6 +8,7 @@ functions over a graph, and the last tests show that they do catch a synthetic b
 
 from __future__ import annotations
 
+import argparse
 import ast
 import importlib
 import re
@@ -234,3 +235,17 @@ def test_each_rule_names_a_function_and_a_test_that_exist(rule, functions, tests
     for test in tests:
         path, name = test.split("::")
         assert re.search(rf"^def {name}\(", (ROOT / path).read_text(), re.M), test
+
+
+def test_the_readmes_commands_section_names_every_command_and_where_it_lives():
+    """A new user reads the Quick start and the Commands list, not `--help`: every command of
+    the CLI is listed there, and the Quick start says where `hues-console` is."""
+    from console.commands.main import build_parser
+
+    readme = (ROOT / "README.md").read_text()
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    assert ".venv/bin/hues-console" in quick
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    listed = set(re.findall(r"^hues-console ([a-z-]+)", commands, re.M))
+    assert set(sub.choices) == listed

@@ -86,6 +86,23 @@ def test_the_room_code_for_the_phones_stays_on_during_the_loop(config, game):
     assert attract_frame(reveals, ui, 1.0) is None  # the board itself for the first ATTRACT_AFTER_S
 
 
+def test_the_room_code_never_covers_the_numbers_or_the_winners(config):
+    """Five players fill both lines of the points and the scoreboard: the room code's box (rows
+    9-15) would hide the second line, and on the last scene the winners' colours."""
+    _, final, record = plan_game(5, "cards", 0, 4, target=first_card_cell, guess=near_guesser(4),
+                                 passes=lambda state: True)
+    reveals = replay_timeline(record).reveals()
+    ui = Ui(room_code="HKPR")
+    texts = 0
+    for i in range(int(reveals.duration * 4)):
+        t = i / 4
+        scene = reveals.scene_at(t)
+        if scene.ui.screen == "game_over" or scene.ui.reveal_stage(t) != "frame":
+            texts += 1
+            assert attract_frame(reveals, ui, ATTRACT_AFTER_S + t) == reveals.frame(t), t
+    assert texts > reveals.duration  # the points, scores and winners were looked at
+
+
 def test_a_touch_stops_the_attract_loop(config, game):
     _, final, record = game
     app = console(config, stored(record, final))

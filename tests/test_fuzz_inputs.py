@@ -231,6 +231,17 @@ def test_a_store_url_that_cannot_work_is_one_line_naming_the_file_not_an_outage(
         assert refused(capsys, argv).startswith(f"{path}: store URL ")
 
 
+@pytest.mark.parametrize("setting", ['store:\n  state_dir: "/tmp/a\\0b"', 'store:\n  state_dir: "/tmp/\\ud800"',
+                                     'driver:\n  sim_png:\n    path: "a\\0.png"',
+                                     'driver:\n  leds_dev:\n    device: "/dev/leds\\0"',
+                                     "store:\n  url: unix:///r.sock\n  state_dir: ~no-such-user-here/state"])
+def test_a_file_name_no_file_can_have_is_one_line_naming_it(isolated, tmp_path, capsys, setting):
+    """A NUL is a ValueError in Python, not an OSError; `~user` of no user a RuntimeError."""
+    path = _write(tmp_path, setting + "\n", "c.yaml")
+    line = refused(capsys, ["sim", "--headless", "--config", path, "--script", _write(tmp_path, "a\n", "s.txt")])
+    assert "state_dir" in line or "path" in line or "device" in line
+
+
 def test_a_5_mb_config_is_refused_before_it_is_parsed(isolated, tmp_path, capsys):
     path = _write(tmp_path, "a: [" + "1, " * 1_700_000 + "]\n", "c.yaml")
     assert refused(capsys, ["check-config", path]) == f"{path}: is larger than 64 KiB: this cannot be the right file"

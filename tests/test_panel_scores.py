@@ -56,7 +56,7 @@ def read_all(frames: list[Frame], state, texts) -> dict[int, tuple[int, int, str
     """player -> (page, position, text) for every number found in its colour."""
     found, distinct = {}, []
     for frame in frames:
-        if frame not in distinct:  # one page shows through both periods
+        if frame not in distinct:  # a page shows through more than one period
             distinct.append(frame)
     for page, frame in enumerate(distinct):
         for player, color in enumerate(state.colors):
@@ -73,9 +73,9 @@ def test_every_total_and_every_round_point_reads_back_in_its_players_colour_in_s
     points = [(p * 2) % 7 for p in range(players)]
     state = scored(players, scores, points)
     candidates = [str(n) for n in range(100)] + [f"+{n}" for n in range(20)]
-    totals = read_all(pages(state, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, 2), state, candidates)
-    page_s = (REVEAL_SCORES_S - REVEAL_POINTS_S) / 2
-    rounds = read_all(pages(state, REVEAL_POINTS_S, page_s, 2), state, candidates)
+    totals = read_all(pages(state, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, 3), state, candidates)
+    page_s = (REVEAL_SCORES_S - REVEAL_POINTS_S) / 3
+    rounds = read_all(pages(state, REVEAL_POINTS_S, page_s, 3), state, candidates)
     assert {p: t[3] for p, t in totals.items()} == {p: str(s) for p, s in enumerate(scores)}
     assert {p: t[3] for p, t in rounds.items()} == {p: f"+{n}" for p, n in enumerate(points)}
     seats = sorted(totals, key=lambda p: totals[p][:3])
@@ -107,3 +107,27 @@ def test_the_round_shows_as_a_fraction_and_a_tie_break_in_gold(round_, players, 
         for text, y in ((top, LINE_YS[0]), (bottom, LINE_YS[1])):
             x = (SCORES_X - 2 - font.text_width(text)) // 2
             assert text_pixels(text, x, y) == {p for p in left if y <= p[1] < y + 5}
+
+
+@pytest.mark.parametrize("scores", [
+    [12, 19, 15, 21, 10, 48],  # late in a game every total has two digits
+    [48, 5, 12, 0, 33, 9, 100, 7, 48, 21],
+    [10, 11, 48],
+    [3, 1, 0, 2],
+])
+def test_two_totals_side_by_side_are_further_apart_than_the_digits_of_one(scores):
+    """Beside each other in the colours of neighbouring seats (red, orange, yellow), "12" and
+    "19" one column apart read "1219" across a room: two totals are two dark columns apart.
+    (The round's points each start with a "+", which parts them; three-digit totals, out of
+    reach of a real game's score, keep one column so that two still fit a line.)"""
+    state = scored(len(scores), scores, [2] * len(scores))
+    for frame in pages(state, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, 3):
+        for y in LINE_YS:
+            owners = {}
+            for player, color in enumerate(state.colors):
+                for x, _ in lit(frame, ink(color), SCORES_X, 32, y, y + 5):
+                    owners[x] = player
+            columns = sorted(owners)
+            for left, right in zip(columns, columns[1:]):
+                if owners[left] != owners[right]:
+                    assert right - left - 1 >= 2, f"players {owners[left]} and {owners[right]} run together at x={right}"

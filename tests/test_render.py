@@ -268,6 +268,23 @@ def test_game_over_celebrates_every_joint_winner():
     assert PAWN_COLORS[over.colors[1]] not in shown
 
 
+@pytest.mark.parametrize("winners", [1, 3, 5, 6, 10])
+def test_the_winners_colours_stand_on_black_however_many_win(winners):
+    """Ten joint winners are wider than the crown's black middle: no ripple dot may touch a
+    winner's colour, where it reads as the swatch's extra column."""
+    over = replace(new(10), phase="game_over", winners=tuple(range(winners)))
+    for t in SECOND[::10]:
+        frame = render(over, Ui(screen="game_over"), t)
+        # a swatch's column: six lit rows; a ripple's diamond rings cross a column two dots a ring
+        swatches = {x for x in range(32) if (0, 0, 0) not in {frame.get(x, y) for y in range(8, 14)}}
+        lit_seats = [p for p in over.winners if over.colors[p] != "black"]  # black: a grey checker
+        assert len(swatches) == len(lit_seats) * (3 if winners <= 3 else 2)
+        edges = {x + d for x in swatches for d in (-1, 1)} - swatches
+        for x in swatches | edges:
+            rows = range(7, 15) if x in edges else (7, 14)
+            assert all(frame.get(x, y) == (0, 0, 0) for y in rows if 0 <= x < 32), f"a ripple touches column {x}"
+
+
 def test_tiebreak_shows_the_tied_players():
     tied = replace(new(4), tied=(1, 3))
     shown = set(_colours(render(tied, Ui(screen="tiebreak"), 0.0)))

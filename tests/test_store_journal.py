@@ -7,6 +7,7 @@ import errno
 import json
 import logging
 import os
+import zlib
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -242,3 +243,124 @@ def test_any_damage_to_a_stored_record_is_cut_back_or_set_aside_never_raised(lin
         return
     assert decoded.lines == damaged[: len(decoded.lines)] == chained[: len(decoded.lines)]
     assert decoded.actions == [json.loads(t) for t in game[: len(decoded.lines)]]
+
+
+def _changed(kind: str, **changes):
+    """Damage with a valid checksum (a journal of a newer version, or a bug): the last entry of
+    `kind` (the current game's) with `changes` (None: the field removed)."""
+    def change(entries: list[dict]) -> None:
+        found = [e for e in entries if e["op"] == kind][-1]
+        found.update(changes)
+        for field in [f for f, v in changes.items() if v is None]:
+            del found[field]
+    return change
+
+
+WELL_FORMED_DAMAGE = {
+    "unknown kind": lambda entries: entries.insert(1, {"op": "future", "id": "x"}),
+    "close fields text": _changed("close", fields="x"),
+    "close status a list": _changed("close", status=["finished"]),
+    "close status unknown": _changed("close", status="won"),
+    "close ended nan": _changed("close", ended=float("nan")),
+    "close without ended": _changed("close", ended=None),
+    "close without id": _changed("close", id=None),
+    "game lines text": _changed("game", lines="abc"),
+    "game lines objects": _changed("game", lines=[{"action": "new_game"}]),
+    "game line not JSON": lambda entries: [e for e in entries if e["op"] == "game"][-1]["lines"].append(
+        "0123456789abcdef {oops"),
+    "game version 99": _changed("game", version="99"),
+    "game id a number": _changed("game", id=5),
+    "game id with escapes": _changed("game", id="\x1b[2J"),
+    "game id not UTF-8": _changed("game", id="g\udcff"),
+    "game started true": _changed("game", started=True),
+    "line changed": _changed("line", line='0123456789abcdef {"action": "clue"}'),
+    "line for no game": _changed("line", id="elsewhere"),
+    "setting name a list": _changed("setting", name=["brightness"]),
+}
+
+
+@pytest.mark.parametrize("damage", WELL_FORMED_DAMAGE)
+def test_a_leftover_journal_with_well_formed_nonsense_never_stops_a_start(rig, tmp_path, caplog, damage):
+    """Each entry's checksum is valid, its content is not what this console writes: the entry (or
+    the record from that line on) is skipped with a log line; the start goes on and the rest is
+    written to Redis."""
+    rig.down()
+    store = journal_store(rig, tmp_path)
+    finished = store.start_game(NEW_GAME)
+    store.append(MOVES[0])
+    store.finish({"players": 3, "scores": [0, 0, 0], "winners": [0], "colors": ["red", "blue", "green"],
+                  "winner_colors": ["red"]})
+    store.set_setting("brightness", 0.4)
+    current = store.start_game(NEW_GAME)
+    store.append(MOVES[0])
+    crash(store)
+    path = store.journal_path
+    entries, _ = decode_entries(path.read_bytes())
+    WELL_FORMED_DAMAGE[damage](entries)
+    texts = [json.dumps(e, separators=(",", ":")) for e in entries]  # ASCII: a lone surrogate as \\udcff
+    path.write_bytes(b"".join(b"%08x %s\n" % (zlib.crc32(t.encode()), t.encode()) for t in texts))
+    rig.up()
+    with caplog.at_level(logging.WARNING):
+        taken = journal_store(rig, tmp_path)
+        found = taken.unfinished()
+        assert taken.flush(1.0)
+    assert found is None or found[1][0] == NEW_GAME
+    assert found is None or found[0] in (finished, current)
+    assert rig.redis.zscore("hues:playing", current) is not None or damage.startswith("game")
+    assert any("journal" in r.getMessage() for r in caplog.records)
+    taken.close()
+
+
+def _fifo(path) -> None:
+    os.mkfifo(path)
+
+
+def _symlink_to(target: str):
+    return lambda path: os.symlink(target, path)
+
+
+ODD_FILES = {
+    "console-id a FIFO": ("console-id", _fifo),  # nobody writes: a blocking open or read waits for ever
+    "console-id /dev/zero": ("console-id", _symlink_to("/dev/zero")),  # a read to the end never ends
+    "console-id not text": ("console-id", lambda path: path.write_bytes(b"\xff" * 40)),
+    "console-id a directory": ("console-id", os.mkdir),
+    "a journal that is a directory": ("journal-0.jsonl", os.mkdir),
+    "a journal that is a FIFO": ("journal-0.jsonl", _fifo),
+    "a journal that is /dev/zero": ("journal-0.jsonl", _symlink_to("/dev/zero")),
+    "a journal that is a symlink loop": ("journal-0.jsonl", lambda path: os.symlink(path, path)),
+    "a damaged journal whose .damaged is a directory": ("journal-0.damaged", lambda path: (
+        os.mkdir(path), path.with_suffix(".jsonl").write_bytes(encode_entry({"op": "setting", "name": "x",
+                                                                             "text": "1"}) + b"torn"))),
+    "a damaged journal whose .damaged is /dev/full": ("journal-0.damaged", lambda path: (
+        os.symlink("/dev/full", path), path.with_suffix(".jsonl").write_bytes(b"torn"))),
+}
+
+
+@pytest.mark.parametrize("odd", ODD_FILES)
+def test_odd_files_in_the_state_directory_never_stop_or_hold_up_a_start(rig, tmp_path, odd):
+    """Whatever a crash, a person or a full disk left in the state directory: the console starts
+    (in a thread here, so that a hang fails the test instead of holding it up) and keeps moves."""
+    import threading
+
+    name, make = ODD_FILES[odd]
+    (tmp_path / "state").mkdir()
+    make(tmp_path / "state" / name)
+    started: list = []
+    thread = threading.Thread(target=lambda: started.append(journal_store(rig, tmp_path, owner=None)),
+                              daemon=True)  # owner None: the identity is read from the state directory
+    thread.start()
+    thread.join(10)
+    assert started, "the start hung or raised"
+    store = started[0]
+    game_id = store.start_game(NEW_GAME)
+    rig.down()
+    store.append(MOVES[0])  # kept in the journal
+    crash(store)
+    rig.up()
+    assert journal_store(rig, tmp_path).unfinished() == (game_id, [NEW_GAME, MOVES[0]])
+
+
+def test_a_state_directory_name_too_long_counts_as_a_full_disk(rig, tmp_path):
+    store = rig.store(state_dir=tmp_path / ("x" * 300))  # listing it fails with ENAMETOOLONG, not ENOENT
+    assert not store.journal_ok
+    assert store.start_game(NEW_GAME)

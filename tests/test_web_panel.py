@@ -219,6 +219,24 @@ def test_the_timeline_the_page_gets(console, stored_game):
     assert answer.ok and answer.json() == json.loads(json.dumps(timeline_json(timeline)))
 
 
+def test_the_last_finished_game_needs_no_id(console, stored_game):
+    """On `memory://` no other process can list the games: /replay/last is the last one, and the
+    browser simulator's address line names it."""
+    _, timeline = stored_game
+    page = console.page("/replay/last")
+    page.wait_for_selector("body[data-shown='0']")
+    console.wait_for_dots(page, seen(console, timeline.frame(0.0)))
+    assert page.locator("#caption").text_content() == timeline.scenes[0].caption
+    answer = page.request.get(f"{console.url}/replay/last/timeline")
+    assert answer.ok and answer.json() == json.loads(json.dumps(timeline_json(timeline)))
+
+
+def test_no_last_game_says_so(console):
+    page = console.page("/panel")
+    answer = page.request.get(f"{console.url}/replay/last/timeline")
+    assert answer.status == 404 and answer.json()["error"] == "no finished game is stored in memory:// yet"
+
+
 @pytest.mark.parametrize("game_id, why", [
     ("20240101-000000-beef", "no game"),
     ("bad%20id!", "is not a game id"),

@@ -127,11 +127,10 @@ def phone_latencies(app: ConsoleApp, phones: int = 4, taps: int = 100, fps: int 
 
 
 def serve_one_phone(app: ConsoleApp):
-    """The server on, one phone seated and reading every view: returns what stops them."""
+    """The server on, one phone seated and reading every view: returns what stops them. The
+    phone takes seat 1, a guesser: the giver's seat is refused while the card may be on show."""
     web = attach_bench_web(app)
-    giver = None if app.game is None else app.game.giver
-    seat = next(s for s in range(len(app.colors)) if s != giver)  # mid-round, the giver's seat is locked
-    phone = BenchPhone(web.url, app.ui.room_code, seat)
+    phone = BenchPhone(web.url, app.ui.room_code, 1)
 
     def stop() -> None:
         phone.close()

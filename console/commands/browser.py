@@ -34,6 +34,7 @@ def play_in_browser(config_path: str | None, port: int | None) -> int:
         raise UsageError(str(exc)) from None
     with closing_app(app):  # SIGTERM is handled from here on, before anyone is told the address
         print(f"the console is running in the browser: open {companion.url}/sim "
-              f"(spectators: {companion.url}/panel; Ctrl-C stops it)", flush=True)
+              f"(spectators: {companion.url}/panel; the last finished game played back: "
+              f"{companion.url}/replay/last; Ctrl-C stops it)", flush=True)
         run_realtime(app, config.display.fps)
     return 0

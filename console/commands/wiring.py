@@ -99,11 +99,19 @@ def store_for(config: Config, read_only: bool = False) -> GameStore:
     try:
         if store.url.startswith("memory://") or read_only:
             return GameStore(store.url, prefix=store.prefix, read_only=read_only, keep_games=store.keep_games)
-        state_dir = default_state_dir() if store.state_dir == "auto" else Path(store.state_dir).expanduser()
+        state_dir = default_state_dir() if store.state_dir == "auto" else _expanded(store.state_dir)
         return GameStore(store.url, prefix=store.prefix, state_dir=state_dir, background=True,
                          keep_games=store.keep_games)
     except StoreUrlError as error:  # a wrong configuration: restarting cannot fix it (exit 2)
         raise UsageError(f"{config.source[-1] if config.source else 'the configuration'}: {error}") from None
+
+
+def _expanded(path: str) -> Path:
+    """`~/x` or `~user/x` as a path; UsageError for a user without a home (pathlib's RuntimeError)."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        raise UsageError(f"store.state_dir {path[:80]!r}: that user has no home directory") from None
 
 
 def build_io(config: Config, driver_name: str, sources: Callable[[EventQueue], list[InputSource]]

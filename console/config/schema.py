@@ -114,6 +114,18 @@ class Text:
 
 
 @dataclass(frozen=True)
+class FileName(Text):
+    """A path: no NUL (the kernel's end of a name: Python refuses it with a ValueError where the
+    code expects an OSError) and no lone surrogate (no bytes to give the kernel)."""
+
+    def convert(self, value: Any) -> str:
+        value = super().convert(value)
+        if "\0" in value or any("\ud800" <= ch <= "\udfff" for ch in value):
+            raise invalid(f"{describe(value)} is no file name (a NUL or a lone surrogate in it)")
+        return value
+
+
+@dataclass(frozen=True)
 class Section:
     """A nested mapping of settings read into the dataclass `kind`. The rule of each key comes from
     `rules`, or when that is None from the `setting(...)` metadata of kind's fields."""
@@ -194,13 +206,13 @@ class Ws281xConfig:
 
 @dataclass(frozen=True)
 class LedsDevConfig:
-    device: str = setting(Text())
+    device: str = setting(FileName())
     pin: int = setting(Number(0, GPIO_MAX, whole=True))
 
 
 @dataclass(frozen=True)
 class SimPngConfig:
-    path: str = setting(Text())
+    path: str = setting(FileName())
     scale: int = setting(Number(1, 100, whole=True))
     dots: bool = setting(Flag())
 
@@ -277,7 +289,7 @@ class PlayersConfig:
 class StoreConfig:
     url: str = setting(Text(STORE_URL_SCHEMES))
     prefix: str = setting(Text())
-    state_dir: str = setting(Text())
+    state_dir: str = setting(FileName())
     keep_games: int = setting(Number(1, 1_000_000, whole=True))
 
 

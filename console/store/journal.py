@@ -152,7 +152,12 @@ def take_leftovers(directory: Path) -> list[Leftover]:
     """The journals of consoles that are no longer running, oldest first, each read to its longest
     valid prefix and locked, so that no other console takes them too."""
     found = []
-    for path in sorted(Path(directory).glob("journal-*.jsonl"), key=_mtime):
+    try:
+        paths = sorted(Path(directory).glob("journal-*.jsonl"), key=_mtime)
+    except OSError as error:  # a name too long...: Journal() says it cannot make the directory
+        log.warning("the state directory %s cannot be read (%s)", directory, error.strerror)
+        return []
+    for path in paths:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
         except OSError:
@@ -173,10 +178,14 @@ def _read_leftover(path: Path, fd: int) -> list[dict]:
     entries, valid = decode_entries(data)
     if valid < size:
         damaged = path.with_suffix(".damaged")
-        with open(damaged, "ab") as keep:
-            keep.write(data[valid:])
-        log.warning("journal %s: damaged after %d entries (a write cut by a power failure?); "
-                    "the rest is kept in %s", path, len(entries), damaged)
+        try:
+            with open(damaged, "ab") as keep:
+                keep.write(data[valid:])
+            kept = f"the rest is kept in {damaged}"
+        except OSError as error:  # a full disk: the damaged rest is no game anyway, the start goes on
+            kept = f"the rest cannot be kept in {damaged} ({error.strerror})"
+        log.warning("journal %s: damaged after %d entries (a write cut by a power failure?); %s",
+                    path, len(entries), kept)
     return entries
 
 
@@ -198,3 +207,34 @@ def _fsync_directory(directory: Path) -> None:
 def entry(kind: str, **fields: Any) -> dict:
     """One journal entry: `kind` is game, line, close or setting."""
     return {"op": kind, **fields}
+
+
+_SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "game": {"id": str, "started": (int, float), "version": str, "lines": list},
+    "line": {"id": str, "line": str},
+    "close": {"id": str, "ended": (int, float), "status": str, "fields": dict},
+    "setting": {"name": str, "text": str},
+}
+
+
+def entry_problem(item: dict) -> str | None:
+    """Why a journal entry (its checksum valid: written so, by this or a newer version) is not one
+    this console can write to Redis, or None. Only its shape: the record lines are checked as the
+    store checks what it reads from Redis."""
+    shape = _SHAPES.get(item.get("op"))  # type: ignore[arg-type]
+    if shape is None:
+        return f"unknown kind {str(item.get('op'))[:20]!r}"
+    for field, kind in shape.items():
+        value = item.get(field)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"{item['op']} entry: {field} is {type(value).__name__}, not {getattr(kind, '__name__', 'a number')}"
+    texts = [item.get("id", ""), *item.get("lines", ()), item.get("line", ""), item.get("status", ""),
+             item.get("name", ""), item.get("text", ""), *item.get("fields", {}).keys(), *item.get("fields", {}).values()]
+    if not all(isinstance(text, str) for text in texts):
+        return f"{item['op']} entry: a line or field is not text"
+    if not all(text.isascii() and text.isprintable() for text in (item.get("id", "x"), item.get("name", "x"))) \
+            or not 0 < len(item.get("id", "x")) <= 100:
+        return f"{item['op']} entry: the id or name is not short printable ASCII"
+    if any("\ud800" <= ch <= "\udfff" for text in texts for ch in text):
+        return f"{item['op']} entry: text that is not UTF-8"
+    return None

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import collections
 import logging
+import os
 import secrets
+import stat
 import threading
 import time
 from pathlib import Path
@@ -23,7 +25,8 @@ from redis.retry import Retry
 
 from console.store import journal as journaling
 from console.store.format import (
-    CorruptRecordError, JournalError, Keys, NotDurableError, StoreUrlError, load_setting,
+    ABANDONED, FINISHED, LATEST_TIME, CorruptRecordError, DecodedRecord, JournalError, Keys, NotDurableError,
+    StoreUrlError, decode_record, load_setting,
 )
 from console.store.redis_games import Game, RedisGames, is_wrong_type
 
@@ -76,11 +79,20 @@ def _check_url(url: str) -> None:
                             f"(only {', '.join(URL_OPTIONS)}: it sets its own timeouts)")
 
 
+def _decoded(game: Game, lines: list[str]) -> DecodedRecord:
+    """`lines` as the record of `game` (CorruptRecordError when not even its first line is good)."""
+    return decode_record(game.id, {"version": game.version, "started": str(game.started)}, lines)
+
+
 def console_identity(state_dir: Path) -> str:
     """This console's lease token, kept in its state directory so that it outlives a crash."""
     path = Path(state_dir) / "console-id"
-    try:
-        token = path.read_text().strip()
+    try:  # non-blocking and bounded: a FIFO or /dev/zero put there must not hang the start
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            token = os.read(fd, 64).decode("ascii", "replace").strip() if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+        finally:
+            os.close(fd)
         if len(token) == 32 and all(c in "0123456789abcdef" for c in token):
             return token
     except OSError:
@@ -88,7 +100,9 @@ def console_identity(state_dir: Path) -> str:
     token = secrets.token_hex(16)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        path.write_text(token + "\n")
+        fresh = path.with_name("console-id.new")  # renamed over whatever is there (a FIFO would block)
+        fresh.write_text(token + "\n")
+        os.replace(fresh, path)
     except OSError as error:
         log.warning("cannot keep the console's identity in %s (%s)", path, error.strerror)
     return token
@@ -265,22 +279,32 @@ class JournalledWriter:
     def _take_over(self, item: dict) -> None:
         """Replay one entry of a leftover journal into this store's memory and backlog."""
         try:
+            problem = journaling.entry_problem(item)
+            if problem:
+                raise CorruptRecordError(problem)
             op, game_id = item["op"], item.get("id")
             if op == "game":
-                game = Game(game_id, [str(line) for line in item["lines"]], float(item["started"]),
-                            str(item["version"]))
+                game = Game(game_id, list(item["lines"]), item["started"], item["version"])
+                decoded = _decoded(game, game.lines)
+                if decoded.problem:  # kept up to there, as a record read from Redis is
+                    log.warning("game %s in a journal: %s; kept up to there", game_id, decoded.problem)
+                    game.lines = decoded.lines
+                    item = self._snapshot_entry(game)
                 self._games[game_id], self._game = game, game
             elif op == "line":
-                self._games[game_id].lines.append(str(item["line"]))
+                game = self._games[game_id]
+                if _decoded(game, [*game.lines, item["line"]]).problem:
+                    raise CorruptRecordError(f"its line does not follow game {game_id}'s record")
+                game.lines.append(item["line"])
             elif op == "close":
+                if item["status"] not in (FINISHED, ABANDONED) or not 0 <= item["ended"] < LATEST_TIME:
+                    raise CorruptRecordError(f"it closes game {game_id} as {item['status'][:20]!r} at {item['ended']}")
                 if self._game is not None and self._game.id == game_id:
                     self._game = None
             elif op == "setting":
                 self._settings[item["name"]] = load_setting(item["text"])
-            else:
-                raise KeyError(op)
-        except (KeyError, TypeError, ValueError, CorruptRecordError) as problem:
-            log.warning("a journal entry cannot be read (%r): skipped", problem)
+        except (KeyError, CorruptRecordError) as problem:
+            log.warning("a journal entry cannot be read (%s): skipped", problem)
             return
         self._backlog.append(item)
 

@@ -189,23 +189,30 @@ def scores(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
 
 # The score screens: the round as a fraction on the left ("3 over 6"; "T over 1" in gold for the
 # first tie-break round), then a slot per player in seat order, two lines a page. Both screens
-# use the same slots, so a player finds their number at the same place on each.
+# use the same slots, so a player finds their number at the same place on each. Two totals side
+# by side are two dark columns apart, one more than the digits of a number, so that "12" beside
+# "19" never reads "1219" across a room (a "+" already starts each round's points).
 SCORES_X = 9
 LINE_YS = (1, 9)
+NUMBER_GAP = 2  # dark columns between two numbers that fill their slots
 
 
 def _slots(state: GameState) -> list[list[tuple[int, int, int]]]:
-    """Pages of (player, x, y): seat order, slots as wide as the widest "+N" or total."""
-    texts = [f"+{n}" for n in state.last_round_points] + [str(s) for s in state.scores]
-    slot = max(font.text_width(text) for text in texts)
-    per_line = (PANEL_W - SCORES_X + 1) // (slot + 1)
+    """Pages of (player, x, y): seat order, slots as wide as the widest "+N" or total, spread
+    over the line."""
+    totals = [str(s) for s in state.scores]
+    slot = max(font.text_width(text) for text in [f"+{n}" for n in state.last_round_points] + totals)
+    room = PANEL_W - SCORES_X
+    gap = NUMBER_GAP if max(map(font.text_width, totals)) == slot and (room + NUMBER_GAP) // (slot + NUMBER_GAP) > 1 else 1
+    per_line = (room + gap) // (slot + gap)
+    step = slot + gap + ((room - per_line * slot - (per_line - 1) * gap) // (per_line - 1) if per_line > 1 else 0)
     per_page = per_line * len(LINE_YS)
     pages = []
     for first in range(0, state.players, per_page):
         page = []
         for k, player in enumerate(range(first, min(state.players, first + per_page))):
             line, col = divmod(k, per_line)
-            page.append((player, SCORES_X + col * (slot + 1) + slot, LINE_YS[line]))
+            page.append((player, SCORES_X + col * step + slot, LINE_YS[line]))
         pages.append(page)
     return pages
 
@@ -252,6 +259,9 @@ def game_over(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
     n = len(state.winners)
     w = 3 if 4 * n - 1 <= 14 else 2
     x = (PANEL_W - ((w + 1) * n - 1)) // 2
+    # Six or more joint winners are wider than the black middle: a dark band keeps the ripples
+    # (in the same colours) from reading as a swatch's extra column.
+    fill_rect(frame, max(0, x - 1), 7, min(PANEL_W, (w + 1) * n + 1), 8, BLACK)
     for i, player in enumerate(state.winners):
         swatch(frame, x + (w + 1) * i, 8, w, 6, state.colors[player])
 

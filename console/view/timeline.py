@@ -114,12 +114,15 @@ def attract_scene(reveals: Timeline, ui: Ui, idle_s: float) -> tuple[GameState, 
 
 def attract_frame(reveals: Timeline, ui: Ui, idle_s: float, width: int = 32, height: int = 16) -> Frame | None:
     """The attract loop's frame after `idle_s` seconds untouched on the idle board, or None while
-    the board itself shows. The phones' room code stays on it, as on the idle board."""
+    the board itself shows. The phones' room code stays on the board, as on the idle board, but
+    not on the points, the scoreboard or the winners: its box would hide the second line of
+    numbers and the winners' colours."""
     shown = attract_scene(reveals, ui, idle_s)
     if shown is None:
         return None
     frame = render(*shown, width, height)
-    if ui.room_code:
+    _, scene_ui, t = shown
+    if ui.room_code and scene_ui.screen == "reveal" and scene_ui.reveal_stage(t) == "frame":
         screens.room_code(frame, ROOM_CODE_Y, ui.room_code)
     return frame
 

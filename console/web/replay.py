@@ -1,4 +1,5 @@
-"""A stored game played back in the browser, step by step or in real time: /replay/<game id>.
+"""A stored game played back in the browser, step by step or in real time: /replay/<game id>
+(/replay/last: the last finished one).
 
 The page asks for the game's timeline (`view.timeline`: every scene with its start, length and
 caption) and then for the frame at the moments it shows, over a websocket: `{"t": 12.35}` gets
@@ -47,6 +48,21 @@ ALL_FRAMES_PER_S = 120
 
 class ReplayError(Exception):
     """A game that cannot be played back; str() is the page's one line."""
+
+
+# /replay/last: the last finished game (the one the idle board's attract loop plays), for a
+# laptop on `memory://`, where no other process can list the games (`history` finds none).
+LAST = "last"
+
+
+def _last_finished_id(store: Any) -> str:
+    if not store.online:
+        raise StoreError(f"the game store {store.url} cannot be reached")
+    finished = (g for g in store.history(10) if g.get("status") == "finished" and g.get("game_id"))
+    entry = next(finished, None)
+    if entry is None:
+        raise StoreError(f"no finished game is stored in {store.url} yet")
+    return entry["game_id"]
 
 
 def timeline_json(timeline: Timeline) -> dict:
@@ -133,6 +149,8 @@ class ReplayRoom:
     async def timeline_of(self, game_id: str) -> Timeline:
         if not GAME_ID.fullmatch(game_id):
             raise ReplayError(f"{game_id[:80]!r} is not a game id (hues-console history lists them)")
+        if game_id == LAST:
+            game_id = await self._in_app_thread(_last_finished_id)
         timeline = self._timelines.get(game_id)
         if timeline is None:
             record = await self._record(game_id)
@@ -147,6 +165,10 @@ class ReplayRoom:
 
     async def _record(self, game_id: str) -> list:
         """The game's record, read in the app's thread."""
+        return await self._in_app_thread(lambda store: store.export(game_id))
+
+    async def _in_app_thread(self, reading) -> Any:
+        """reading(store), run in the app's thread; a StoreError is the page's ReplayError."""
         loop = asyncio.get_running_loop()
         answer: asyncio.Future = loop.create_future()
 
@@ -156,7 +178,7 @@ class ReplayRoom:
 
         def read(store: Any) -> None:
             try:
-                result, error = store.export(game_id), None
+                result, error = reading(store), None
             except StoreError as exc:
                 result, error = None, str(exc)
             try:

@@ -36,6 +36,29 @@ class Driver(ABC):
         """Release the device; the driver is not used afterwards. Calling it twice is harmless."""
 
 
+class ChainDriver(Driver):
+    """A driver for a real LED chain: a frame, the clear and the clear at close all go out through
+    one `_send(leds)`, and closing turns the LEDs off once (a second close does nothing)."""
+
+    led_count: int
+    _closed = False
+
+    def show(self, leds: bytes, frame: Frame) -> None:
+        self._send(leds)
+
+    def clear(self) -> None:
+        self._send(bytes(self.led_count * 3))
+
+    def close(self) -> None:
+        if not self._closed:
+            self.clear()
+            self._closed = True
+
+    @abstractmethod
+    def _send(self, leds: bytes) -> None:
+        """Put chain-ordered drive bytes (3 an LED) on the LEDs."""
+
+
 def driver_settings(driver: str, settings: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict:
     """`defaults` overridden by `settings`, refusing unknown names and values of the wrong type.
 

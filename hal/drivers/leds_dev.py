@@ -38,8 +38,7 @@ import os
 import time
 from collections.abc import Callable
 
-from hal.drivers.base import Driver, DriverError
-from hal.frame import Frame
+from hal.drivers.base import ChainDriver, DriverError
 from hal.light import LightResponse
 
 DEFAULT_DEVICE = "/dev/leds0"
@@ -79,7 +78,7 @@ def is_pi5_family(model: str) -> bool:
     return "Raspberry Pi 5" in model or "Compute Module 5" in model
 
 
-class LedsDevDriver(Driver):
+class LedsDevDriver(ChainDriver):
     """`files` has os.open, os.write and os.close's signatures (os itself on a Pi; tests pass a
     stand-in that behaves like the kernel driver); `clock` and `sleep` time the wait for the device."""
 
@@ -92,7 +91,6 @@ class LedsDevDriver(Driver):
         self.led_count = led_count
         self.num_leds = num_leds  # the overlay's, when known
         self._files = files
-        self._closed = False
         # R, G and B are copied in with stride-4 slices; W and any padding LEDs stay 0.
         self._words = bytearray(max(led_count, num_leds or 0) * BYTES_PER_LED)
         deadline = clock() + wait_s
@@ -121,18 +119,7 @@ class LedsDevDriver(Driver):
             except OSError as error:
                 raise self._write_error(error) from error
 
-    def show(self, leds: bytes, frame: Frame) -> None:
-        self._write(leds)
-
-    def clear(self) -> None:
-        self._write(bytes(self.led_count * 3))
-
-    def close(self) -> None:
-        if not self._closed:
-            self.clear()
-            self._closed = True
-
-    def _write(self, leds: bytes) -> None:
+    def _send(self, leds: bytes) -> None:
         words = self._words
         end = self.led_count * BYTES_PER_LED
         words[0:end:4] = leds[0::3]

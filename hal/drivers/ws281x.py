@@ -20,9 +20,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hal.drivers.base import Driver, DriverError
+from hal.drivers.base import ChainDriver, DriverError
 from hal.drivers.leds_dev import is_pi5_family
-from hal.frame import Frame
 
 # Values of rpi-ws281x's WS2811_STRIP_* constants (ws2811.h): the byte order the LEDs expect.
 STRIP_TYPES = {
@@ -199,7 +198,7 @@ def _read_text(path: str) -> str:
         return ""
 
 
-class Ws281xDriver(Driver):
+class Ws281xDriver(ChainDriver):
     """`strip_factory` takes PixelStrip's arguments; None means the real rpi_ws281x strip, tests
     and benchmarks pass PixelStripStandIn. `probe` explains a failed start."""
 
@@ -238,7 +237,6 @@ class Ws281xDriver(Driver):
         except (RuntimeError, ValueError, TypeError, OverflowError) as error:
             raise DriverError(probe.diagnose(pin, error)) from error
         self._shown = bytes(led_count * 3)
-        self._closed = False
         self._transmit()
 
     def _transmit(self) -> None:
@@ -246,17 +244,6 @@ class Ws281xDriver(Driver):
             self.strip.show()
         except RuntimeError as error:
             raise DriverError(self._probe.render_failure(self.pin, error, self.led_count)) from error
-
-    def show(self, leds: bytes, frame: Frame) -> None:
-        self._send(leds)
-
-    def clear(self) -> None:
-        self._send(bytes(self.led_count * 3))
-
-    def close(self) -> None:
-        if not self._closed:
-            self.clear()
-            self._closed = True
 
     def _send(self, leds: bytes) -> None:
         """Set the changed LEDs and transmit; an unchanged frame is not sent again."""
