@@ -38,7 +38,7 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.view import screens
+from console.view import font, screens
 from console.view.render import ROOM_CODE_Y, describe, render
 from console.web.hub import Hub, Snapshot, changed_event
 from console.web.phones import POLICY_VIOLATION, asset
@@ -110,11 +110,20 @@ def spectator_frame(frame: Frame, snapshot: Snapshot, t: float) -> Frame:
         return render(game, replace(ui, screen="handoff", armed_at=-1.0), t, frame.width, frame.height)
     if ui.room_code and ui.screen == "setup":
         return render(game, replace(ui, room_code=""), t, frame.width, frame.height)
-    if ui.room_code and ui.screen == "idle":  # the board or the attract loop: the code's box stays
-        hidden = Frame(frame.width, frame.height, bytearray(frame.pixels))
+    if ui.room_code and ui.screen == "idle" and _shows_code(frame):  # the board or the attract
+        hidden = Frame(frame.width, frame.height, bytearray(frame.pixels))  # loop: its box stays
         screens.hide_room_code(hidden, ROOM_CODE_Y, ui.room_code)
         return hidden
     return frame
+
+
+def _shows_code(frame: Frame) -> bool:
+    """Whether the idle board's frame has the code's gold letters on it: the attract loop leaves
+    the code off its points and scoreboard, which the code's box must not blank out there."""
+    row = frame.width * 3
+    gold = bytes(screens.GOLD)
+    area = frame.pixels[ROOM_CODE_Y * row:(ROOM_CODE_Y + font.GLYPH_HEIGHT) * row]
+    return any(area[i:i + 3] == gold for i in range(0, len(area), 3))
 
 
 class PanelStream:
