@@ -18,6 +18,8 @@ from typing import Callable
 from console.commands.wiring import attach_web, build_app
 from console.play.app import ConsoleApp
 from console.view.render import render
+from console.web.hub import Snapshot
+from console.web.panel import spectator_frame
 from hal.inputs.events import EventQueue, InputEvent
 from hal.inputs.script import Hold, Tap, Wait
 from tests.browser import new_page
@@ -111,10 +113,14 @@ class BrowserConsole:
             elif isinstance(step, Wait):
                 self.clock.sleep(step.seconds)
 
-    def expected_dots(self) -> list[tuple[int, int, int]]:
-        """What the page must show now: the renderer's frame at the clock's instant, as seen."""
+    def expected_dots(self, spectator: bool = False) -> list[tuple[int, int, int]]:
+        """What the page must show now: the renderer's frame at the clock's instant, as seen
+        (on /panel, as `spectator_frame` shows it: no secret screen, no room code)."""
         layout = self.app.panel.layout
-        frame = render(self.app.game, self.app.ui, self.clock(), layout.width, layout.height)
+        now, game, ui = self.clock(), self.app.game, self.app.ui
+        frame = render(game, ui, now, layout.width, layout.height)
+        if spectator:
+            frame = spectator_frame(frame, Snapshot(0, game, ui, now), now)
         seen = self.app.stage.seen(frame)
         return [tuple(seen[i : i + 3]) for i in range(0, len(seen), 3)]
 

@@ -88,6 +88,8 @@ def test_bench_figures_have_every_key(monkeypatch):
     monkeypatch.setattr(bench, "FRAMES", 30)
     figures = bench.frame_figures("32x16", *bench.busy_game())
     assert set(figures) == {"leds", "frame_ms", "wire_ms", "ratio"}
+    reveal, _ = bench.reveal_game()
+    assert reveal.phase == "round_over" and bench.frame_figures("32x16", *bench.reveal_game())["leds"] == 512
     assert figures["wire_ms"] == pytest.approx(512 * 0.03 + 0.3)
     latency = bench.latency_figures(seconds=0.5)
     assert latency["events"] > 0 and latency["p99"] >= latency["p50"] > 0

@@ -109,11 +109,11 @@ def test_each_frame_reaches_the_hub_with_the_state_it_was_drawn_from():
     player.app.publisher = hub
     publish_frame, screens = hub.publish_frame, []
 
-    def checked(frame: Frame) -> None:
-        publish_frame(frame)
-        shown, snapshot = hub.shown()
+    def checked(frame: Frame, now: float) -> None:
+        publish_frame(frame, now)
+        shown, snapshot, t = hub.shown()
         screens.append(snapshot.ui.screen)
-        assert shown is frame and render(snapshot.game, snapshot.ui, player.now) == frame
+        assert shown is frame and t == now and render(snapshot.game, snapshot.ui, t) == frame
 
     hub.publish_frame = checked
     for button in ("start", "a", "a", "a", "a", "a", "a", "right", "a", "b", "a", "a"):

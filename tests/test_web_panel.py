@@ -86,9 +86,8 @@ def test_the_spectator_page_follows_the_console_and_cannot_drive_it(console):
     player, spectator = console.page(), console.page("/panel")
     assert spectator.locator("#controls").is_hidden()
     console.press(player, "start")
-    expected = console.expected_dots()
-    console.wait_for_dots(spectator, expected)
-    console.wait_for_dots(player, expected)
+    console.wait_for_dots(spectator, console.expected_dots(spectator=True))
+    console.wait_for_dots(player, console.expected_dots())
     before = console.events.put_count
     spectator.keyboard.press("Enter")
     spectator.wait_for_timeout(50)
@@ -269,7 +268,7 @@ def test_a_replay_asks_for_moments_as_numbers(console, stored_game):
 def test_on_the_box_the_panel_is_served_but_not_the_simulators_controls(browser):
     with BrowserConsole(browser, controls=False) as box:  # what `play` serves with web.enabled
         page = box.page("/panel")
-        box.wait_for_dots(page, box.expected_dots())
+        box.wait_for_dots(page, box.expected_dots(spectator=True))
         assert page.request.get(f"{box.url}/sim").status == 404
         with pytest.raises(InvalidStatus):
             connect(box.url.replace("http", "ws") + "/sim/ws", origin=box.url, open_timeout=WAIT_S)

@@ -4,6 +4,7 @@ messages, guessing the room code or the PIN, and paths outside the app's own rou
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import urllib.error
 import urllib.request
@@ -293,3 +294,45 @@ def test_a_public_host_name_is_refused_against_dns_rebinding(table):
                 additional_headers={"Host": f"evil.example:{port}"}, open_timeout=5)
     assert host_allowed("hues.local:8080") and host_allowed("192.168.1.9") and host_allowed("[fe80::1]:80")
     assert host_allowed("hues") and not host_allowed("hues.example.com") and not host_allowed("")
+
+
+def test_replay_pages_are_capped_and_share_one_frame_rate(table):
+    """Each replay frame is drawn in the interpreter the panel's loop shares: twenty pages asking
+    as fast as they could made the panel's frames up to 110 ms late."""
+    from console.game.record import action_to_json
+    from console.game.rules import NewGame
+    from console.play.remote import Chore
+    from console.web.replay import MAX_REPLAY_VIEWERS
+
+    ids = []
+    table.app.events.put(Chore(lambda store: ids.append(store.start_game(action_to_json(NewGame(players=3))))))
+    table.settle()
+    table.app.events.put(Chore(lambda store: store.abandon()))  # a record to play back, the table left idle
+    url = table.url.replace("http", "ws") + f"/replay/{ids[0]}/ws"
+    with contextlib.ExitStack() as stack:
+        for _ in range(MAX_REPLAY_VIEWERS):
+            page = stack.enter_context(connect(url, origin=table.url, open_timeout=5))
+            page.send('{"t": 0}')
+            page.recv(timeout=5)  # the frame, then "shown": each page is being played back
+            assert json.loads(page.recv(timeout=5))["t"] == "shown"
+        with pytest.raises((InvalidStatus, ConnectionClosed)):
+            with connect(url, origin=table.url, open_timeout=5) as extra:
+                extra.recv(timeout=5)
+
+
+def test_connections_sharing_a_throttle_take_slots_one_period_apart():
+    from console.web.panel import Throttle
+
+    clock, woken = FakeClock(10.0), []
+
+    async def sleep(seconds: float) -> None:
+        await asyncio.sleep(0)
+        woken.append(round(clock() + seconds, 6))
+
+    throttle = Throttle(100.0, clock, sleep)
+
+    async def three_at_once():
+        await asyncio.gather(*(throttle.wait() for _ in range(3)))
+
+    in_own_loop(three_at_once())
+    assert woken == [10.01, 10.02]  # the first went at once; none share an instant

@@ -62,7 +62,7 @@ STREAM = PanelStream(HUB, OutputStage(Layout(LayoutOptions())))
 def spectator_frame(game: GameState, ui: Ui, t: float) -> bytes:
     """What /panel streams when the panel has drawn this state (published as the app loop does)."""
     HUB.publish_state(game, ui, t)
-    HUB.publish_frame(render(game, ui, t))
+    HUB.publish_frame(render(game, ui, t), t)
     return STREAM.frame_message(spectator=True)
 
 
@@ -194,3 +194,36 @@ def test_a_replay_of_a_game_under_way_shows_nothing_of_the_round_not_yet_reveale
     for scene in mine.scenes:
         for t in (scene.start, scene.start + 0.35, scene.start + 0.7 * scene.duration):
             assert mine.frame(t) == theirs.frame(t), f"the replay shows the target in: {scene.caption}"
+
+
+def test_the_spectator_view_never_shows_the_room_code():
+    """/panel needs no code: if it showed the panel's code, anyone who can reach the box could
+    read it there and join. The idle board, its attract loop and the set-up, at many moments."""
+    from console.view.timeline import attract_frame, replay_timeline
+
+    record = [rules.NewGame(players=3, seed=1, first_giver=0)]
+    game = rules.apply(None, record[0])
+    for _ in range(12):
+        action = rules.legal_actions(game)[0]
+        record.append(action)
+        game = rules.apply(game, action)
+    reveals = replay_timeline(record).reveals()
+    for screen in ("idle", "setup"):
+        for t in (0.0, 0.3, 0.7, 1.1, 1.9):  # the reveal frame of the attract loop; the set-up shows the code
+            frames = {}
+            for code in ("ACEF", "KPRT"):
+                ui = Ui(screen=screen, room_code=code)
+                panel = render(None, ui, t)
+                if screen == "idle":
+                    panel = attract_frame(reveals, ui, 45.0 + t) or panel
+                HUB.publish_state(None, ui, t)
+                HUB.publish_frame(panel, t)
+                frames[code] = (panel, STREAM.frame_message(spectator=True))
+            assert frames["ACEF"][1] == frames["KPRT"][1], f"/panel shows the code on {screen} at {t}"
+            assert frames["ACEF"][0] != frames["KPRT"][0]  # the panel does show it: the check bites
+            assert STREAM.frame_message(spectator=True) != STREAM.frame_message() or screen == "idle"
+    ui = Ui(screen="idle", room_code="ACEF")  # the attract loop's scoreboard has no code: nothing blanked
+    scores = attract_frame(reveals, ui, 45.0 + 4.2)
+    HUB.publish_state(None, ui, 0.0)
+    HUB.publish_frame(scores, 0.0)
+    assert STREAM.frame_message(spectator=True) == STREAM.frame_message()

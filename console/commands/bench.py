@@ -54,8 +54,9 @@ def busy_game() -> tuple[GameState, Ui]:
 
 
 def reveal_game() -> tuple[GameState, Ui]:
-    state, ui = busy_game()
-    state = rules.apply(state, Place(ui.pending.cell))
+    state, _ = busy_game()  # its pending pawn is in the state already: the last guesser places
+    taken = {pawn.cell for pawn in state.pawns}
+    state = rules.apply(state, Place(next(c for c in ALL_CELLS if c not in taken)))
     return state, Ui(screen="reveal", since=0.0)
 
 

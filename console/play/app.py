@@ -44,7 +44,7 @@ class Publisher(Protocol):
 
     def publish_state(self, game: GameState | None, ui: Ui, now: float) -> None: ...
 
-    def publish_frame(self, frame: Frame) -> None: ...
+    def publish_frame(self, frame: Frame, now: float) -> None: ...
 
 
 @dataclass
@@ -356,7 +356,7 @@ class ConsoleApp:
         if self.panel.show(frame):
             self.stats.frames_pushed += 1
             if self.publisher is not None:
-                self.publisher.publish_frame(frame)
+                self.publisher.publish_frame(frame, now)
         if self.notifier is not None:
             if self.stats.frames_pushed == 1 and not self.notifier.ready:
                 boot_s = round(self._boot_clock(), 2)

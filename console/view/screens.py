@@ -138,9 +138,14 @@ def setup(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
 def room_code(frame: Frame, y: int, code: str) -> None:
     """The code phones type to join: gold text at row y on a black box (clipped at the top), centred
     over the board's 30 columns."""
+    hide_room_code(frame, y, code)
+    centred_text(frame, y, code, GOLD, 0, 30)
+
+
+def hide_room_code(frame: Frame, y: int, code: str) -> None:
+    """The room code's black box, without the code: what a view for those not at the table shows."""
     width = font.text_width(code) + 2
     fill_rect(frame, (30 - width) // 2, y - 1, width, font.GLYPH_HEIGHT + 2, BLACK)
-    centred_text(frame, y, code, GOLD, 0, 30)
 
 
 # --- a round's screens --------------------------------------------------------------------------

@@ -42,6 +42,7 @@ class Hub:
         self.frame: Frame | None = None  # the last frame pushed to the panel; never mutated after
         self.frame_version = 0
         self.frame_snapshot = self.snapshot  # the state `frame` was drawn from (published just before it)
+        self.frame_time = 0.0  # and the app's time it was drawn at
 
     # --- the app loop's side ---------------------------------------------------------------
 
@@ -50,18 +51,18 @@ class Hub:
             self.snapshot = Snapshot(self.snapshot.version + 1, game, ui, now)
         self._wake(frame=False)
 
-    def publish_frame(self, frame: Frame) -> None:
+    def publish_frame(self, frame: Frame, now: float = 0.0) -> None:
         with self._lock:
-            self.frame, self.frame_snapshot = frame, self.snapshot
+            self.frame, self.frame_snapshot, self.frame_time = frame, self.snapshot, now
             self.frame_version += 1
         self._wake(frame=True)
 
     # --- the server's side -----------------------------------------------------------------
 
-    def shown(self) -> tuple[Frame | None, Snapshot]:
-        """The last frame and the state it was drawn from, read together."""
+    def shown(self) -> tuple[Frame | None, Snapshot, float]:
+        """The last frame, the state it was drawn from and when, read together."""
         with self._lock:
-            return self.frame, self.frame_snapshot
+            return self.frame, self.frame_snapshot, self.frame_time
 
     def subscribe(self, wake: Callable[[], None], loop: asyncio.AbstractEventLoop | None = None, *,
                   states: bool = True, frames: bool = True) -> Callable[[], None]:

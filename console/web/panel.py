@@ -13,10 +13,13 @@ Routes (one page, `panel.html`, for all three):
   /sim, /sim/ws       with `hues-console sim --web`: the same page with the terminal
                       simulator's keys and on-screen buttons; presses go on the app's queue
 
-The spectator view never shows the secret screen (the joystick giver's card and the cell under
-their finger): a guest could watch it on a phone under the table while the others look away, so
-/panel gets the hand-off screen instead for as long as the panel shows the card. The hub pairs
-each frame with the state it was drawn from, so no secret frame slips through at a change.
+The spectator view shows what the panel shows to the room but two things meant only for those
+at the table (`spectator_frame`): the secret screen (the joystick giver's card and the cell under
+their finger; a guest could watch it on a phone under the table while the others look away) is
+the hand-off screen there, and the room code (which proves a phone is in the room: /panel needs
+no code, so anyone who can reach the box could read it there and join) is left out. The hub
+pairs each frame with the state it was drawn from and its time, so nothing slips through at a
+change.
 
 Besides frames, a connection gets `{"t": "hint", "text": ...}`: the line the terminal simulator
 shows under the panel (what the panel asks for, never a secret the panel itself hides).
@@ -35,8 +38,9 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.view.render import describe, render
-from console.web.hub import Hub, changed_event
+from console.view import font, screens
+from console.view.render import ROOM_CODE_Y, describe, render
+from console.web.hub import Hub, Snapshot, changed_event
 from console.web.phones import POLICY_VIOLATION, asset
 from console.web.server import origin_allowed
 from hal.frame import Frame
@@ -62,11 +66,13 @@ class Throttle:
         self.clock, self.sleep = clock, sleep  # the running loop's clock by default
 
     async def wait(self) -> None:
+        """The slot is taken before sleeping, so several connections sharing one throttle
+        (the replays') queue up one period apart instead of all waking at the same instant."""
         now = (self.clock or asyncio.get_running_loop().time)()
-        if self.next > now:
-            await self.sleep(self.next - now)
-            now = self.next
-        self.next = now + self.period
+        slot = max(now, self.next)
+        self.next = slot + self.period
+        if slot > now:
+            await self.sleep(slot - now)
 
 
 class PanelMessageError(ValueError):
@@ -94,6 +100,30 @@ def parse_press(text: str | None) -> tuple[str, str]:
     if button not in BUTTONS and button != QUIT:
         raise PanelMessageError(f"no button is called {button!r} (the buttons: {', '.join(BUTTONS)})")
     return button, kind
+
+
+def spectator_frame(frame: Frame, snapshot: Snapshot, t: float) -> Frame:
+    """The panel's `frame`, drawn from `snapshot` at `t`, as /panel shows it: the hand-off for
+    the secret screen, and no room code."""
+    game, ui = snapshot.game, snapshot.ui
+    if ui.screen == "secret":
+        return render(game, replace(ui, screen="handoff", armed_at=-1.0), t, frame.width, frame.height)
+    if ui.room_code and ui.screen == "setup":
+        return render(game, replace(ui, room_code=""), t, frame.width, frame.height)
+    if ui.room_code and ui.screen == "idle" and _shows_code(frame):  # the board or the attract
+        hidden = Frame(frame.width, frame.height, bytearray(frame.pixels))  # loop: its box stays
+        screens.hide_room_code(hidden, ROOM_CODE_Y, ui.room_code)
+        return hidden
+    return frame
+
+
+def _shows_code(frame: Frame) -> bool:
+    """Whether the idle board's frame has the code's gold letters on it: the attract loop leaves
+    the code off its points and scoreboard, which the code's box must not blank out there."""
+    row = frame.width * 3
+    gold = bytes(screens.GOLD)
+    area = frame.pixels[ROOM_CODE_Y * row:(ROOM_CODE_Y + font.GLYPH_HEIGHT) * row]
+    return any(area[i:i + 3] == gold for i in range(0, len(area), 3))
 
 
 class PanelStream:
@@ -126,15 +156,12 @@ class PanelStream:
     def frame_message(self, spectator: bool = False) -> bytes | None:
         """The last frame pushed to the panel as a live-view message (None before the first);
         for a `spectator`, the secret screen's frames as the hand-off screen."""
-        frame, snapshot = self.hub.shown()
+        frame, snapshot, t = self.hub.shown()
         if frame is None:
             return None
         shown, message = self._encoded[spectator]
         if frame is not shown:  # frames are never changed once published: the same object, the same message
-            drawn = frame
-            if spectator and snapshot.ui.screen == "secret":
-                drawn = render(snapshot.game, replace(snapshot.ui, screen="handoff", armed_at=-1.0),
-                               snapshot.time, frame.width, frame.height)
+            drawn = spectator_frame(frame, snapshot, t) if spectator else frame
             message = live_view(drawn.width, drawn.height, self.stage.seen(drawn))
             self._encoded[spectator] = (frame, message)
         return message

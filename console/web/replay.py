@@ -40,6 +40,10 @@ GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.:@-]{0,79}")  # the store's ids: 2
 STORE_WAIT_S = 5.0
 KEPT_TIMELINES = 4
 MAX_FRAMES_PER_S = 60  # a page asks 20 a second in real time; more waits (see panel.Throttle)
+# All replay pages together: each frame is drawn in the interpreter the panel's loop shares, and
+# twenty pages asking as fast as they could made the panel's frames up to 110 ms late.
+MAX_REPLAY_VIEWERS = 8
+ALL_FRAMES_PER_S = 120
 
 
 class ReplayError(Exception):
@@ -86,6 +90,8 @@ class ReplayRoom:
         self.stage, self.events = stage, events
         self._page = asset("panel.html")
         self._timelines: OrderedDict[str, Timeline] = OrderedDict()
+        self.viewers = 0
+        self._all = Throttle(ALL_FRAMES_PER_S)
 
     def routes(self) -> list:
         return [Route("/replay/{game_id}", self.page), Route("/replay/{game_id}/timeline", self.timeline),
@@ -101,10 +107,17 @@ class ReplayRoom:
             return JSONResponse({"error": str(exc)}, status_code=404)
 
     async def websocket(self, websocket: WebSocket) -> None:
-        if not origin_allowed(websocket.headers):
+        if not origin_allowed(websocket.headers) or self.viewers >= MAX_REPLAY_VIEWERS:
             await websocket.close(code=POLICY_VIOLATION)
             return
-        await websocket.accept()
+        self.viewers += 1
+        try:
+            await websocket.accept()
+            await self._play_back(websocket)
+        finally:
+            self.viewers -= 1
+
+    async def _play_back(self, websocket: WebSocket) -> None:
         try:
             timeline = await self.timeline_of(websocket.path_params["game_id"])
         except ReplayError as exc:
@@ -123,6 +136,7 @@ class ReplayRoom:
                     await websocket.send_text(json.dumps({"t": "refused", "why": str(exc)}))
                     continue
                 await throttle.wait()
+                await self._all.wait()
                 frame = timeline.frame(t, self.stage.layout.width, self.stage.layout.height)
                 message = live_view(frame.width, frame.height, self.stage.seen(frame))
                 if message != sent:
