@@ -129,7 +129,6 @@ def build_io(config: Config, driver_name: str, sources: Callable[[EventQueue], l
 
 def phone_address(config: Config, server) -> str:
     """Where a phone at the table opens the page: the box's name for a server on every network."""
-    from console.commands.common import UsageError
     from console.commands.sticker import box_url
 
     try:
