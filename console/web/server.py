@@ -98,7 +98,7 @@ def host_allowed(host: str) -> bool:
     return "." not in name or name.endswith(LOCAL_SUFFIXES)
 
 
-def origin_allowed(headers, scheme: str = "http") -> bool:
+def origin_allowed(headers) -> bool:
     """A websocket may only be opened by a page of this server: its Origin must name the host the
     request was sent to. Browsers always send Origin on a websocket handshake and a page cannot
     forge it, so another site open on the same phone cannot drive a seat."""
