@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,3 +64,20 @@ def test_a_flood_is_slowed_to_the_throttles_rate():
     clock.sleep(10)
     in_own_loop(flood(1))
     assert slept == [0.25] * 4  # after a pause the next one goes through at once
+
+
+
+STRICTLY_REFUSED = ('{"%s": NaN}', '{"%s": 1, "%s": 2}', '[' * 100_000)
+
+
+@pytest.mark.parametrize("text", STRICTLY_REFUSED)
+def test_a_press_is_strict_json_like_the_record(text):
+    """The record's parser: NaN, a key given twice (not read as the last one) and deep nesting are refused."""
+    with pytest.raises(PanelMessageError, match=r"^a message must be JSON like"):
+        parse_press(text.replace("%s", "press"))
+
+
+@pytest.mark.parametrize("text", STRICTLY_REFUSED)
+def test_a_moment_is_strict_json_like_the_record(text):
+    with pytest.raises(ReplayError, match=r"^ask for a moment as"):
+        parse_time(text.replace("%s", "t"), 10.0)

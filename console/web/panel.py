@@ -38,6 +38,7 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from console.game.record import json_value
 from console.view import font, screens
 from console.view.render import ROOM_CODE_Y, describe, render
 from console.web.hub import Hub, Snapshot, changed_event
@@ -89,7 +90,7 @@ def live_view(width: int, height: int, rgb: bytes) -> bytes:
 def parse_press(text: str | None) -> tuple[str, str]:
     """(button, kind) from the page's `{"press": "up"}`, `{"repeat": "up"}` or `{"release": "up"}`."""
     try:
-        message = json.loads(text) if text is not None else None
+        message = json_value(text) if text is not None else None
     except ValueError:
         raise PanelMessageError("a message must be JSON like {\"press\": \"a\"}") from None
     if not isinstance(message, dict) or len(message) != 1:

@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.game.record import action_from_json
+from console.game.record import action_from_json, json_value
 from console.game.rules import RuleError
 from console.play.remote import Chore
 from console.store.format import StoreError
@@ -74,7 +74,7 @@ def timeline_json(timeline: Timeline) -> dict:
 def parse_time(text: str | None, duration: float) -> float:
     """The moment asked for by `{"t": seconds}`, within the game."""
     try:
-        message = json.loads(text) if text is not None else None
+        message = json_value(text) if text is not None else None
     except ValueError:
         message = None
     t = message.get("t") if isinstance(message, dict) else None
