@@ -22,7 +22,7 @@ from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import StoreError
-from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_frame, replay_timeline
+from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_frame, stored_timeline
 from console.play.remote import Chore, RemoteCommand, SeatsHeld, handle_remote
 from console.store.format import NotDurableError
 from console.view.ui import Ui
@@ -180,7 +180,7 @@ class ConsoleApp:
         if game_id is None:
             return None
         try:
-            return replay_timeline(action_from_json(obj) for obj in self.store.export(game_id)).reveals()
+            return stored_timeline(self.store.export(game_id)).reveals()
         except (StoreError, RuleError) as exc:
             log.warning("no attract loop: the last game %s cannot be replayed (%s)", game_id, exc)
             return None

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from console.game import rules
+from console.game.record import action_from_json
 from console.game.rules import Action, GameState, Next, Place, SkipClue, TakeBack
 from console.view import screens
 from console.view.render import ROOM_CODE_Y, player_name, player_names, render
@@ -152,6 +153,14 @@ def replay_timeline(actions: Iterable[Action], ui: Ui = Ui()) -> Timeline:
         raise rules.RuleError("the record is empty: it needs a new_game")
     scenes.append(_last(state, ui))
     return timed(scenes)
+
+
+
+def stored_timeline(record: Iterable[Any]) -> Timeline:
+    """The timeline of a stored game, from its record's decoded lines as the store exports them
+    (the attract loop's and the browser replay's one reading); RuleError at the first line that
+    is not a legal action."""
+    return replay_timeline(action_from_json(obj) for obj in record)
 
 
 def _moment(before: GameState, after: GameState, action: Action, ui: Ui) -> Scene:

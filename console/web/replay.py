@@ -26,11 +26,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.game.record import action_from_json, json_value
+from console.game.record import json_value
 from console.game.rules import RuleError
 from console.play.remote import Chore
 from console.store.format import StoreError
-from console.view.timeline import Timeline, replay_timeline
+from console.view.timeline import Timeline, stored_timeline
 from console.web.panel import PAGE, Throttle, live_view
 from console.web.phones import POLICY_VIOLATION, asset
 from console.web.server import origin_allowed
@@ -155,7 +155,7 @@ class ReplayRoom:
         if timeline is None:
             record = await self._record(game_id)
             try:
-                timeline = replay_timeline(action_from_json(obj) for obj in record)
+                timeline = stored_timeline(record)
             except RuleError as exc:
                 raise ReplayError(f"game {game_id} cannot be played back: {exc}") from None
             self._timelines[game_id] = timeline
