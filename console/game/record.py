@@ -7,14 +7,13 @@ same text, so a game can be moved from the box to a laptop and replayed there.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any, Iterable
 
 from console.game import rules
 from console.game.board import Cell, brief_repr, parse_cell
-from console.game.rules import (
-    Action, ChooseTarget, Clue, GameState, NewGame, Next, Place, RuleError, SkipClue, TakeBack,
-)
+from console.game.rules import Action, ChooseTarget, GameState, NewGame, Place, RuleError
 
 
 MAX_RECORD_BYTES = 1 << 20
@@ -29,18 +28,16 @@ class RecordError(ValueError):
         self.source, self.line, self.problem = source, line, problem
 
 
-_FIELDS: dict[str, tuple[type, dict[str, tuple[type, bool]]]] = {
-    # action name -> (class, {field: (type, required)})
-    "new_game": (NewGame, {"players": (int, True), "seed": (int, False), "first_giver": (int, False),
-                           "variant": (str, False), "colors": (list, False)}),
-    "choose_target": (ChooseTarget, {"cell": (Cell, True)}),
-    "clue": (Clue, {}),
-    "place": (Place, {"cell": (Cell, True), "player": (int, False)}),
-    "take_back": (TakeBack, {}),
-    "skip_clue": (SkipClue, {}),
-    "next": (Next, {}),
-}
-_NAMES = {cls: name for name, (cls, _) in _FIELDS.items()}
+def _record_fields(cls: type) -> dict[str, tuple[type, bool]]:
+    """{field: (type, required)} of an action as a record line gives it, from the dataclass (a
+    field without a default is required) and the type the rules check (a tuple is a JSON list)."""
+    kinds = rules.FIELD_TYPES.get(cls, {})
+    return {f.name: ({tuple: list}.get(kinds[f.name][0], kinds[f.name][0]), f.default is dataclasses.MISSING)
+            for f in dataclasses.fields(cls)}
+
+
+_FIELDS = {name: (cls, _record_fields(cls)) for cls, name in rules.ACTION_NAMES.items()}
+_NAMES = rules.ACTION_NAMES
 
 
 def action_from_json(obj: Any) -> Action:

@@ -386,14 +386,14 @@ def _guess_order(state: GameState, step: int) -> tuple[int, ...]:
     return tuple(p for p in order if not state.tied or p in state.tied)
 
 
-_ACTION_NAMES = {
+ACTION_NAMES = {
     NewGame: "new_game", ChooseTarget: "choose_target", Clue: "clue", Place: "place",
     TakeBack: "take_back", SkipClue: "skip_clue", Next: "next",
 }
 
 
 _NONE = type(None)
-_FIELD_TYPES: dict[type, dict[str, tuple[type, ...]]] = {
+FIELD_TYPES: dict[type, dict[str, tuple[type, ...]]] = {
     # exact types: True is not a player, and a cell is a Cell (which is always on the board)
     NewGame: {"players": (int,), "seed": (int,), "first_giver": (int,), "variant": (str,),
               "colors": (tuple, list, _NONE)},
@@ -406,9 +406,9 @@ _KIND_NAMES = {int: "a whole number", str: "text", Cell: "a Cell", tuple: "a lis
 
 def _check_action(action: object) -> None:
     """A RuleError for anything `apply` cannot take: not an action, or a field of the wrong type."""
-    if type(action) not in _ACTION_NAMES:
+    if type(action) not in ACTION_NAMES:
         raise RuleError(f"{brief_repr(action)} is not a game action")
-    for field, kinds in _FIELD_TYPES.get(type(action), {}).items():
+    for field, kinds in FIELD_TYPES.get(type(action), {}).items():
         value = getattr(action, field)
         if type(value) not in kinds or (
                 type(value) in (tuple, list) and not all(type(v) is str for v in value)):
@@ -417,7 +417,7 @@ def _check_action(action: object) -> None:
 
 
 def _action_name(action: Action) -> str:
-    return _ACTION_NAMES[type(action)]
+    return ACTION_NAMES[type(action)]
 
 
 def _waiting_for(state: GameState) -> str:
