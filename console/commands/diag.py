@@ -26,13 +26,12 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
-from console.play.app import InputSource
+from console.play.app import BOOT_TO_FIRST_FRAME, InputSource
 from console.commands.common import UsageError, write_output
 from console.config.loader import Config, load_config
 from console.view.font import GLYPH_HEIGHT, draw_text, text_width
 from console.commands.session import load_script, play_script, run_interactive, scripted
 from console.commands.wiring import SIMULATORS, build_io, store_for
-from console.play.app import BOOT_TO_FIRST_FRAME
 from hal.drivers import Driver
 from hal.frame import RGB, Frame
 from console.play.hold import Hold

@@ -21,10 +21,9 @@ from console.game import rules
 from console.game.record import action_from_json, action_to_json
 from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
-from console.store.format import StoreError
+from console.store.format import NotDurableError, StoreError
 from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_frame, stored_timeline
 from console.play.remote import Chore, RemoteCommand, SeatsHeld, handle_remote
-from console.store.format import NotDurableError
 from console.view.ui import Ui
 from hal.frame import Frame
 from hal.drivers.base import Driver
