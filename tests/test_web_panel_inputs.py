@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console.web.panel import PanelMessageError, Throttle, parse_press
+from console.web.pacing import Throttle
+from console.web.panel import PanelMessageError, parse_press
 from console.web.replay import ReplayError, parse_time
 from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent
 from tests.fakes import FakeClock

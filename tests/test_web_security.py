@@ -327,7 +327,7 @@ def test_replay_pages_are_capped_and_share_one_frame_rate(table):
 
 
 def test_connections_sharing_a_throttle_take_slots_one_period_apart():
-    from console.web.panel import Throttle
+    from console.web.pacing import Throttle
 
     clock, woken = FakeClock(10.0), []
 
