@@ -38,10 +38,10 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.game.record import json_value
 from console.view import font, screens
 from console.view.render import ROOM_CODE_Y, describe, render
 from console.web.hub import Hub, Snapshot, changed_event
+from console.web.messages import message_json
 from console.web.phones import POLICY_VIOLATION, asset
 from console.web.server import origin_allowed
 from hal.frame import Frame
@@ -90,7 +90,7 @@ def live_view(width: int, height: int, rgb: bytes) -> bytes:
 def parse_press(text: str | None) -> tuple[str, str]:
     """(button, kind) from the page's `{"press": "up"}`, `{"repeat": "up"}` or `{"release": "up"}`."""
     try:
-        message = json_value(text) if text is not None else None
+        message = message_json(text) if text is not None else None
     except ValueError:
         raise PanelMessageError("a message must be JSON like {\"press\": \"a\"}") from None
     if not isinstance(message, dict) or len(message) != 1:

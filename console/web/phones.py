@@ -25,7 +25,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, Chore, RemoteCommand, SeatsHeld
 from console.web.hub import Hub
-from console.web.messages import Message, MessageError, parse_message
+from console.web.messages import Message, MessageError, message_json, parse_message
 from console.web.seats import SEATS_SETTING, Attempts, SeatBook, SeatError, guesser, is_token
 from console.web.server import origin_allowed
 from console.web.views import board_message, giver_seat_locked, seat_view
@@ -213,8 +213,8 @@ class PhoneConnection:
     @staticmethod
     def _n_of(raw: dict) -> int | None:
         try:
-            n = json.loads(raw.get("text") or "null").get("n")
-        except (ValueError, AttributeError, RecursionError):
+            n = message_json(raw.get("text") or "null").get("n")
+        except (ValueError, AttributeError):
             return None
         return n if isinstance(n, int) and not isinstance(n, bool) else None
 

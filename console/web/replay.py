@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import re
 from collections import OrderedDict
 from typing import Any
@@ -26,11 +25,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.game.record import json_value
 from console.game.rules import RuleError
 from console.play.remote import Chore
 from console.store.format import StoreError
 from console.view.timeline import Timeline, stored_timeline
+from console.web.messages import message_json
 from console.web.panel import PAGE, Throttle, live_view
 from console.web.phones import POLICY_VIOLATION, asset
 from console.web.server import origin_allowed
@@ -74,11 +73,11 @@ def timeline_json(timeline: Timeline) -> dict:
 def parse_time(text: str | None, duration: float) -> float:
     """The moment asked for by `{"t": seconds}`, within the game."""
     try:
-        message = json_value(text) if text is not None else None
+        message = message_json(text) if text is not None else None
     except ValueError:
         message = None
     t = message.get("t") if isinstance(message, dict) else None
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+    if isinstance(t, bool) or not isinstance(t, (int, float)):  # finite and at most 2**53: `bounded`
         raise ReplayError("ask for a moment as {\"t\": seconds}")
     return min(max(0.0, float(t)), duration)
 
