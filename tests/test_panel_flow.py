@@ -15,7 +15,7 @@ from console.play.controller import MOVES, card_step
 from console.view import font
 from console.view.render import describe, render
 from console.view.screens import WHITE
-from console.view.ui import HANDOFF_ARM_S, Ui
+from console.view.ui import HANDOFF_ARM_S, PANEL, Ui
 from hal.frame import Frame
 from tests.scripting import card_path
 
@@ -55,7 +55,7 @@ def test_the_handoff_says_look_away_beside_the_givers_colour():
 
 def test_one_press_of_a_does_not_open_the_secret_two_do():
     state = game()
-    ui = Ui(screen="handoff", since=0.0)
+    ui = Ui(screen="handoff", since=0.0, secret_holder=PANEL)  # a round dealt to the joystick giver
     _, once = press(state, ui, "a", 1.0)
     assert once.screen == "handoff"
     frames = [render(state, once, 1.0 + i / 10) for i in range(10)]
@@ -68,7 +68,7 @@ def test_one_press_of_a_does_not_open_the_secret_two_do():
 @pytest.mark.parametrize("between", ["b", "up", "start", "late"])
 def test_a_stray_press_between_or_a_late_second_a_keeps_the_secret_closed(between):
     state = game()
-    _, ui = press(state, Ui(screen="handoff"), "a", 1.0)
+    _, ui = press(state, Ui(screen="handoff", secret_holder=PANEL), "a", 1.0)
     if between == "late":
         _, ui = press(state, ui, "a", 1.0 + HANDOFF_ARM_S + 0.1)
     else:
@@ -103,7 +103,7 @@ def test_the_joystick_moves_to_the_card_cell_in_the_pressed_direction(card):
 
 def test_the_secret_frame_follows_the_joystick():
     state = game()
-    ui = Ui(screen="secret")
+    ui = Ui(screen="secret", secret_holder=PANEL)
     cells = state.card_cells
     for button in MOVES:
         _, moved = press(state, ui, button, 1.0)

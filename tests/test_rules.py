@@ -232,6 +232,21 @@ def test_rule_drawn_card_is_discarded_and_empty_deck_reshuffles_from_discards():
     assert nxt.card in state.discards and nxt.discards == (nxt.card,)
 
 
+def test_rule_a_redeal_discards_the_card_unplayed_and_draws_the_next():
+    """The console's redeal, when the giver's seat changes hands before the target is chosen:
+    the card someone else saw is never the new giver's; the round and the giver stay."""
+    state = new(4, seed=5)
+    again = apply(state, rules.Redeal())
+    assert again.card == state.deck[0] and again.discards == (state.card, again.card)
+    assert (again.round, again.giver, again.phase) == (state.round, state.giver, "choose_target")
+    with pytest.raises(RuleError, match="not on this card"):
+        apply(again, ChooseTarget(next(x for x in state.card_cells if x not in again.card_cells)))
+    with pytest.raises(RuleError, match="redeal is not possible now"):
+        apply(apply(again, ChooseTarget(again.card_cells[0])), rules.Redeal())
+    with pytest.raises(RuleError, match="in free there is no card"):
+        apply(new(4, variant="free"), rules.Redeal())
+
+
 # --- end and tie-breaks ----------------------------------------------------------------------
 
 

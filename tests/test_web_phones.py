@@ -116,7 +116,7 @@ def test_the_givers_card_and_target_reach_no_other_phone_before_the_reveal(table
         for message in phone.log:
             if message["t"] == "view" and message["game"] is not None:
                 assert message["game"]["target"] is None
-                assert message["you"] in (None, {"card": None, "target": None, "free": False})
+                assert message["you"] in (None, {"card": None, "target": None, "free": False, "holder": False})
             assert "deck" not in str(message) and "seed" not in str(message)
 
 
@@ -178,9 +178,10 @@ def test_a_console_restart_keeps_the_seats_and_the_game(redis_server):
 
 
 def test_phones_and_the_joystick_mix(table):
-    guessers = [table.phone().join(table.code, seat) for seat in (1, 2)]  # red plays on the joystick
+    guessers = [table.phone().join(table.code, 1), table.phone()]  # red and yellow play on the joystick
     guessers[0].send("new_game", players=3, variant="cards", first_giver=0)
     guessers[0].view(lambda v: v["game"] is not None)
+    assert guessers[1].view(lambda v: v["game"] is not None)["open"] == list(range(3, 10))  # not red nor yellow
     table.press("a", 2)  # the joystick takes the hand-off (A twice): the panel's secret screen
     table.wait_until(lambda: table.app.ui.screen == "secret")
     table.press("a")  # and chooses the card's first colour
@@ -189,8 +190,21 @@ def test_phones_and_the_joystick_mix(table):
     guessers[0].view(lambda v: v["game"]["phase"] == "guess1")
     guessers[0].send("place", cell="A1")
     guessers[0].view(lambda v: v["game"]["pending"] == [1, "A1"])
-    table.press("right")  # the next player's first press lets the phone's pawn stand
+    table.press("right")  # the next player's (yellow's, on the joystick) first press lets the phone's pawn stand
     guessers[1].view(lambda v: v["game"]["pending"] is None and v["game"]["pawns"] == [[1, "A1"]])
+    table.press("a")  # yellow places on the joystick
+    guessers[0].view(lambda v: v["game"]["phase"] == "clue2")
+    table.press("a", 2)  # yellow's pawn stands, then red's second clue: the second guesses start from yellow
+    guessers[0].view(lambda v: v["game"]["phase"] == "guess2")
+    table.press("down")
+    table.press("a")  # yellow's second pawn; orange is next, on its phone
+    guessers[0].view(lambda v: v["game"]["turn"] == 1)
+    table.press("left", 3)  # the joystick cannot move or place for orange's phone
+    table.press("a")
+    table.settle()
+    assert len(table.app.game.pawns) == 3 and table.app.game.phase == "guess2"
+    guessers[0].send("place", cell="P30")
+    guessers[0].view(lambda v: v["game"]["pending"] == [1, "P30"])
 
 
 def test_a_giver_with_a_phone_never_gets_the_card_on_the_panel(table):
@@ -214,7 +228,7 @@ def test_in_free_the_giver_picks_any_cell(table):
     assert view["you"]["card"] is None
     giver.send("choose", cell="P30")
     assert giver.view(lambda v: v["game"]["phase"] == "clue1")["you"]["target"] == "P30"
-    assert others[0].view(lambda v: v["game"]["phase"] == "clue1")["you"] == {"card": None, "target": None, "free": False}
+    assert others[0].view(lambda v: v["game"]["phase"] == "clue1")["you"] == {"card": None, "target": None, "free": False, "holder": False}
 
 
 def test_the_first_messages_of_a_new_connection_carry_no_secret(table):
@@ -244,23 +258,29 @@ def test_the_host_sets_the_brightness_from_the_phone(table):
     table.wait_until(lambda: table.app.store.get_setting("brightness") == table.app.ui.brightness)
 
 
-def test_nobody_takes_the_givers_seat_between_the_card_and_the_reveal(table):
-    """The seat would bring the card and the target with it: a guesser who left their own seat
-    for the giver's (or a guest given it by the host) would learn the round's secret."""
-    giver, guesser, _ = seated_three(table)
+def test_whoever_takes_the_givers_colour_after_the_deal_sees_a_guessers_view(table):
+    """The seat does not bring the card or the target with it: a guesser who moved to the giver's
+    colour (handed over by the host) learns nothing of the round's secret."""
+    giver, guesser, yellow = seated_three(table)
     card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
     giver.send("choose", cell=card[0])
     guesser.view(lambda v: v["game"]["phase"] == "clue1")
-    giver.send("free_seat", seat=0)  # the host frees their own seat for someone else
-    guesser.view(lambda v: 0 not in v["taken"])
+    giver.send("free_seat", seat=0)  # the host gives their own colour to the joystick
+    assert giver.expect("unseated")["why"] == "the host handed this colour to the joystick"
+    guesser.view(lambda v: 0 not in v["taken"] and v["host"])  # orange, the first seat still held, hosts now
     guesser.send("leave")
     guesser.view(lambda v: v["seat"] is None)
+    yellow.view(lambda v: v["host"])
     guesser.send("take", seat=0)
-    assert guesser.refusal() == "that colour is giving the cue this round: take it after the reveal"
-    assert all(m.get("you") in (None, {"card": None, "target": None, "free": False})
-               for m in guesser.log if m["t"] == "view")
-    guesser.send("take", seat=1)  # any other colour is free to take
-    assert guesser.expect("seated")["seat"] == 1
+    assert guesser.refusal() == "that colour plays on the joystick in this game: the host can hand it to a phone"
+    yellow.send("free_seat", seat=0)  # the host hands red over to a phone
+    guesser.view(lambda v: 0 in v["open"])
+    guesser.send("take", seat=0)
+    assert guesser.expect("seated")["seat"] == 0
+    assert guesser.view(lambda v: v["seat"] == 0)["you"] == {"card": None, "target": None, "free": False, "holder": False}
+    guesser.send("clue")  # the clues are the seat's to give, with what a guesser knows
+    yellow.view(lambda v: v["game"]["phase"] == "guess1")
+    assert all(m["you"] is None or not m["you"]["target"] for m in guesser.log if m["t"] == "view")
 
 
 def test_a_token_brought_back_on_another_phone_moves_the_seat_there(table):
@@ -269,7 +289,8 @@ def test_a_token_brought_back_on_another_phone_moves_the_seat_there(table):
     copy = table.phone()
     copy.send("resume", token=giver.token)  # the same token, the first phone still connected
     assert copy.view(lambda v: v["seat"] == 0)["you"]["card"] == card
-    assert giver.refusal() == "this colour was taken up on another phone"
+    assert giver.expect("unseated") == {"t": "unseated", "seat": 0, "why": "this colour was taken up on another phone",
+                                        "_seen": True}
     assert giver.view(lambda v: v["seat"] is None)["you"] is None
     giver.send("choose", cell=card[0])
     assert giver.refusal() == "choose a colour first"

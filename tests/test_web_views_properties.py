@@ -1,11 +1,13 @@
-"""No phone but the giver's learns the card or the target before the reveal, in any game.
+"""No phone but the round's secret holder learns the card or the target before the reveal, in
+any game.
 
 Random games are driven as a table would drive them (phone requests from any seat, joystick
-presses, legal moves and nonsense mixed), and at every state each message every seat would get,
-the public view (the panel stream's) and the panel's frame are compared with those of a twin
-state whose secrets differ: another card, another target, another deck order, seed and discards,
-and another cell under the giver's finger. Equal views mean nothing secret went into them; the
-giver's own view must show the card, so the check can fail.
+presses, legal moves and nonsense mixed, seats changing hands), and at every state each message
+every phone would get (and one that took the giver's colour after the deal), the public view
+(the panel stream's) and the panel's frame are compared with those of a twin state whose secrets
+differ: another card, another target, another deck order, seed and discards, and another cell
+under the giver's finger. Equal views mean nothing secret went into them; the holder's own view
+(or the panel's secret screen) must show the card, so the check can fail.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ from hypothesis import event, given, settings, strategies as st
 from console.game import rules
 from console.game.board import ALL_CELLS, Cell, RuleError
 from console.game.rules import GameState
-from console.play import controller
+from console.play import controller, secret
 from console.play.remote import RemoteCommand, handle_remote
-from console.view.render import render
-from console.view.ui import Ui
+from console.view.render import render, shows_secret
+from console.view.ui import PANEL, Ui
 from console.web.hub import Hub
 from console.web.panel import PanelStream
-from console.web.views import board_message, giver_seat_locked, public_view, seat_view
+from console.web.views import board_message, public_view, seat_view
 from hal.inputs.events import BUTTONS
 from hal.layout import Layout, LayoutOptions
 from hal.output import OutputStage
@@ -48,9 +50,18 @@ def twin(game: GameState, ui: Ui) -> tuple[GameState, Ui]:
     return replace(game, **changes), replace(ui, **ui_changes)
 
 
+def digest(seat: int) -> str:
+    return f"{seat:064x}"
+
+
+INTRUDER = "f" * 64  # a phone that took the giver's colour after the round was dealt
+
+
 def messages(game, ui) -> dict:
-    """What each seat (None: the panel stream) is sent in this state, as the JSON sent."""
-    out = {seat: json.dumps(seat_view(game, ui, seat, taken=(0, 2))) for seat in SEATS}
+    """What each phone (by its token's digest; None: the panel stream) is sent in this state,
+    as the JSON sent: one in every seat, and an intruder in the giver's."""
+    out = {digest(seat): json.dumps(seat_view(game, ui, seat, digest=digest(seat), taken=(0, 2))) for seat in SEATS}
+    out[INTRUDER] = json.dumps(seat_view(game, ui, game.giver, digest=INTRUDER, taken=(0, 2)))
     out[None] = json.dumps(public_view(game, ui))
     return out
 
@@ -71,22 +82,23 @@ def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
         return
     other_game, other_ui = twin(game, ui)
     mine, theirs = messages(game, ui), messages(other_game, other_ui)
-    for seat in [None, *SEATS]:
-        if seat != game.giver:
-            assert mine[seat] == theirs[seat], f"seat {seat} sees a secret in {game.phase} on {ui.screen}"
-    if ui.screen != "secret":  # the joystick giver's own screen; a phone giver never opens it
+    for who in mine:
+        if who != ui.secret_holder:
+            assert mine[who] == theirs[who], f"{who} sees a secret in {game.phase} on {ui.screen}"
+    if not shows_secret(ui):  # the panel's own round's secret screen is the only one with the card
         assert render(game, ui, t) == render(other_game, other_ui, t), f"the panel shows a secret on {ui.screen}"
     assert spectator_frame(game, ui, t) == spectator_frame(other_game, other_ui, t), \
         f"/panel shows a secret on {ui.screen}"  # even the joystick giver's card: a phone could peek
-    if game.phase == "choose_target" and game.variant == "cards":
-        assert mine[game.giver] != theirs[game.giver]  # the giver does see the card: the check bites
-    if seat_view(game, ui, game.giver)["you"]["target"] is not None or ui.screen == "secret":
-        assert giver_seat_locked(game, ui), "a phone could take the giver's seat and its secret"
+    if game.phase == "choose_target" and game.variant == "cards":  # the holder does see the card: the check bites
+        if ui.secret_holder in mine:
+            assert mine[ui.secret_holder] != theirs[ui.secret_holder]
+        elif ui.screen == "secret":
+            assert render(game, ui, t) != render(other_game, other_ui, t)
     if game.phase == "round_over" and ui.pending is not None:  # scored, not yet revealed: the
         other_game = replace(other_game, scores=tuple(s + 1 for s in game.scores),  # points would tell
                              last_round_points=tuple(p + 1 for p in game.last_round_points))
         mine, theirs = messages(game, ui), messages(other_game, other_ui)
-        assert all(mine[seat] == theirs[seat] for seat in [None, *SEATS] if seat != game.giver)
+        assert all(mine[who] == theirs[who] for who in mine if who != ui.secret_holder)
 
 
 def sensible(game: GameState, ui: Ui, draw) -> RemoteCommand | str:
@@ -98,7 +110,11 @@ def sensible(game: GameState, ui: Ui, draw) -> RemoteCommand | str:
         return "a"
     action = draw(st.sampled_from(legal[:40]))
     if isinstance(action, rules.ChooseTarget):
-        return RemoteCommand(game.giver, "choose", action.cell)
+        if ui.secret_holder == PANEL:
+            return "a"  # the joystick giver: A twice opens the secret screen, A picks
+        return RemoteCommand(game.giver, "choose", action.cell, digest=ui.secret_holder)
+    if isinstance(action, rules.Redeal):
+        return "seats"
     if isinstance(action, rules.Place):
         return RemoteCommand(action.player, draw(st.sampled_from(("cursor", "place"))), action.cell)
     if isinstance(action, (rules.Clue, rules.SkipClue)):
@@ -113,22 +129,31 @@ def test_no_message_to_another_seat_nor_the_panel_carries_the_card_or_the_target
     draw = data.draw
     rng = random.Random(seed)
     t = 0.0
-    ui = Ui(room_code="ACEF", phone_seats=tuple(draw(st.sets(st.sampled_from(SEATS)))))
+    ui = Ui(room_code="ACEF", phones=tuple((s, digest(s)) for s in sorted(draw(st.sets(st.sampled_from(SEATS))))))
     step = handle_remote(None, ui, RemoteCommand(0, "new_game", options=(players, variant, first % players),
                                                  host=True), t, rng)
     game, ui = step.game, step.ui
     for _ in range(draw(st.integers(10, 80))):
         t += draw(st.sampled_from((0.05, 0.5, 3.1)))
         check_no_secret_leaks(game, ui, t)
-        if draw(st.integers(0, 3)) == 0:  # nonsense: any seat, any verb, any cell, or any button
+        if draw(st.integers(0, 3)) == 0:  # nonsense: any seat, any verb, any cell, any button, a seat change
             move = draw(st.one_of(
-                st.sampled_from(BUTTONS),
+                st.sampled_from(BUTTONS + ("seats",)),
                 st.builds(RemoteCommand, st.sampled_from(SEATS), st.sampled_from(VERBS),
                           st.sampled_from(ALL_CELLS), st.just((1,)))))
         else:
             move = sensible(game, ui, draw)
         try:
-            if isinstance(move, str):
+            if move == "seats":  # the giver's colour changes hands: a phone's to the joystick, or back
+                phones = dict(ui.phones)
+                if phones.pop(game.giver, None) is None:
+                    phones[game.giver] = INTRUDER
+                moved = secret.rebound(game, replace(ui, phones=tuple(sorted(phones.items()))), t)
+                if moved is None:
+                    ui = replace(ui, phones=tuple(sorted(phones.items())))
+                    continue
+                step = controller.Step(moved[0], moved[1])
+            elif isinstance(move, str):
                 step = controller.handle(game, ui, move, t, rng)
             else:
                 step = handle_remote(game, ui, move, t, rng)
@@ -148,13 +173,15 @@ def test_the_board_message_is_the_same_for_every_game():
 
 def test_the_giver_sees_the_card_then_the_target_and_the_table_sees_it_after_the_reveal():
     game = rules.apply(None, rules.NewGame(players=3, seed=5, first_giver=1))
-    ui = controller.screen_for(game, Ui(), 0.0)
+    ui = secret.dealt(game, controller.screen_for(game, Ui(phones=((1, digest(1)), (2, digest(2)))), 0.0))
     card = [str(c) for c in game.card_cells]
-    assert seat_view(game, ui, 1)["you"]["card"] == card
+    assert seat_view(game, ui, 1, digest=digest(1))["you"] == {"card": card, "target": None, "free": False,
+                                                                "holder": True}
+    assert seat_view(game, ui, 1, digest=INTRUDER)["you"]["card"] is None  # the colour, not the token
     assert seat_view(game, ui, 0)["you"]["card"] is None and public_view(game, ui)["you"] is None
     game = rules.apply(game, rules.ChooseTarget(game.card_cells[3]))
-    assert seat_view(game, ui, 1)["you"]["target"] == card[3]
-    assert seat_view(game, ui, 2)["game"]["target"] is None
+    assert seat_view(game, ui, 1, digest=digest(1))["you"]["target"] == card[3]
+    assert seat_view(game, ui, 2, digest=digest(2))["game"]["target"] is None
     game = rules.apply(rules.apply(game, rules.Clue()), rules.Place(ALL_CELLS[0]))
     game = rules.apply(rules.apply(game, rules.Place(ALL_CELLS[1])), rules.SkipClue())
     assert public_view(game, ui)["game"]["target"] == card[3]

@@ -127,8 +127,8 @@ def latency_figures(seconds: float = 4.0, fps: int = 60, web: bool = False) -> d
     driver = _TimedDriver(layout.led_count)
     app = ConsoleApp(OutputStage(layout), driver, events, [], GameStore("memory://"))
     app.start(time.monotonic())
+    stop_web = _serve_one_phone(app) if web else None  # seated before the game: mid-game seats are the joystick's
     app.put_on(state, Ui(screen="play", cursor=Cell(3, 20)), time.monotonic())
-    stop_web = _serve_one_phone(app) if web else None
     sent: list[float] = []
 
     def presser():

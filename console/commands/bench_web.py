@@ -128,9 +128,10 @@ def phone_latencies(app: ConsoleApp, phones: int = 4, taps: int = 100, fps: int 
 
 def serve_one_phone(app: ConsoleApp):
     """The server on, one phone seated and reading every view: returns what stops them. The
-    phone takes seat 1, a guesser: the giver's seat is refused while the card may be on show."""
+    phone takes seat 5 before the game is put on (mid-game a colour no phone holds is the
+    joystick's): a guesser who has placed, so the joystick's presses still act."""
     web = attach_bench_web(app)
-    phone = BenchPhone(web.url, app.ui.room_code, 1)
+    phone = BenchPhone(web.url, app.ui.room_code, 5)
 
     def stop() -> None:
         phone.close()

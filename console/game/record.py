@@ -1,6 +1,6 @@
 """Game records: the public JSON-lines format, and replay.
 
-A record is one JSON object a line, exactly the vocabulary of `rules` (new_game, choose_target,
+A record is one JSON object a line, exactly the vocabulary of `rules` (new_game, choose_target, redeal,
 clue, place, take_back, skip_clue, next). What the store keeps, `export` prints and `replay` reads are the
 same text, so a game can be moved from the box to a laptop and replayed there.
 """

@@ -21,7 +21,7 @@ from console.game.board import ALL_CELLS, Cell, RuleError, brief_repr, distance
 from console.game.deck import CARD_COUNT, cards, shuffled
 
 __all__ = [
-    "RuleError", "NewGame", "ChooseTarget", "Clue", "Place", "TakeBack", "SkipClue", "Next", "Action",
+    "RuleError", "NewGame", "ChooseTarget", "Redeal", "Clue", "Place", "TakeBack", "SkipClue", "Next", "Action",
     "GameState", "Pawn", "apply", "replay", "legal_actions", "current_player", "is_terminal",
     "regular_rounds", "PHASES", "VARIANTS", "DEFAULT_COLOR_NAMES",
 ]
@@ -52,6 +52,13 @@ class ChooseTarget:
 
 
 @dataclass(frozen=True)
+class Redeal:
+    """The cue giver's card goes to the discards unplayed and the next one is drawn (cards
+    variant, before the target is chosen). The console records one when the giver's seat changes
+    hands then: a card someone else has seen is never the new giver's."""
+
+
+@dataclass(frozen=True)
 class Clue:
     pass
 
@@ -78,7 +85,7 @@ class Next:
     pass
 
 
-Action = Union[NewGame, ChooseTarget, Clue, Place, TakeBack, SkipClue, Next]
+Action = Union[NewGame, ChooseTarget, Redeal, Clue, Place, TakeBack, SkipClue, Next]
 
 
 # --- state ----------------------------------------------------------------------------------
@@ -168,7 +175,7 @@ def legal_actions(state: GameState | None) -> list[Action]:
     phase = state.phase
     if phase == "choose_target":
         if state.variant == "cards":
-            return [ChooseTarget(c) for c in state.card_cells]
+            return [ChooseTarget(c) for c in state.card_cells] + [Redeal()]
         return list(_every_target())
     if phase == "clue1":
         return [Clue()]
@@ -268,6 +275,12 @@ def _choose_target(state: GameState, a: ChooseTarget) -> GameState:
     return replace(state, target=a.cell, phase="clue1")
 
 
+def _redeal(state: GameState, _: Redeal) -> GameState:
+    if state.variant != "cards":
+        raise RuleError("redeal is for the cards variant: in free there is no card to draw again")
+    return _draw_card(state)
+
+
 def _first_clue(state: GameState, _: Clue) -> GameState:
     return replace(state, phase="guess1", to_place=_guess_order(state, step=+1))
 
@@ -346,6 +359,7 @@ def _score(state: GameState) -> GameState:
 
 _HANDLERS = {
     ("choose_target", ChooseTarget): _choose_target,
+    ("choose_target", Redeal): _redeal,
     ("clue1", Clue): _first_clue,
     ("guess1", Place): _place,
     ("clue2", Clue): _second_clue,
@@ -387,7 +401,7 @@ def _guess_order(state: GameState, step: int) -> tuple[int, ...]:
 
 
 ACTION_NAMES = {
-    NewGame: "new_game", ChooseTarget: "choose_target", Clue: "clue", Place: "place",
+    NewGame: "new_game", ChooseTarget: "choose_target", Redeal: "redeal", Clue: "clue", Place: "place",
     TakeBack: "take_back", SkipClue: "skip_clue", Next: "next",
 }
 

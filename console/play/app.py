@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
-from console.play import controller
+from console.play import controller, secret
 from console.play.hold import Hold
 from console.play.sd_notify import SystemdNotifier
 from console.game import rules
@@ -107,6 +107,7 @@ class ConsoleApp:
         self.publisher = publisher
         self.room_codes = room_codes  # a new code for the phones to join with, each game
         self._published: tuple = (None, None)
+        self._bindings: object = None  # the rounds' secret holders as last kept in the store (secret.kept)
         # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
         # box the first frame's time since boot is logged and kept for `diag`.
         self.notifier = notifier
@@ -133,6 +134,7 @@ class ConsoleApp:
                      store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
                      room_code=self.room_codes() if self.room_codes else "")
         self._offer_resume()
+        self._keep_bound(now)
         self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
 
     def _offer_resume(self) -> None:
@@ -157,7 +159,9 @@ class ConsoleApp:
             self.game = None
             return
         self.journal("resumed", record)
-        self.ui = replace(self.ui, screen="resume", choice=0)
+        self._bindings = self.store.get_setting(secret.SETTING, None)
+        self.ui = replace(self.ui, screen="resume", choice=0,
+                          secret_holder=secret.restored(game, self._bindings))  # else nobody's
 
     def put_on(self, game: GameState | None, ui: Ui, now: float) -> None:
         """Show `game` on `ui`'s screen from now, as if a press had opened it (the benchmark's
@@ -217,7 +221,8 @@ class ConsoleApp:
             event.run(self.store)
             return
         if isinstance(event, SeatsHeld):
-            self.ui = replace(self.ui, phone_seats=event.seats)
+            self.ui = replace(self.ui, phones=event.phones)
+            self._keep_bound(now)
             return
         if event.button == QUIT:
             if event.kind != RELEASE:
@@ -252,6 +257,7 @@ class ConsoleApp:
         before_game, before_ui = self.game, self.ui
         if step.abandon:
             self.store.abandon()
+        self._keep_binding(step.game, step.ui)
         kept = self._store_actions(step.actions, before_game)
         if kept is not None:  # not all of them could be made durable: show only those that were
             self.game = kept
@@ -259,6 +265,7 @@ class ConsoleApp:
             self.ui = replace(self.ui, disk_full=True)
             return False
         self.game, self.ui = step.game, step.ui
+        self._keep_bound(now)
         self._shown = controller.screen_key(self.ui, now)
         if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
             self.ui = replace(self.ui, room_code=self.room_codes())
@@ -275,6 +282,28 @@ class ConsoleApp:
             log.info("the host chose to %s", "power off" if self.powering_off else "quit")
             self.running = False
         return True
+
+    def _keep_bound(self, now: float) -> None:
+        """A deal for the giver seat's new occupant when the seat changed hands before the target
+        was chosen (secret.rebound). Until its redeal is durable nobody holds the round: it is
+        tried again at the next change."""
+        moved = secret.rebound(self.game, self.ui, now)
+        if moved is None:
+            return
+        game, ui, actions = moved
+        self._keep_binding(game, ui)
+        if self._store_actions(actions, self.game) is None:
+            self.game, self.ui = game, ui
+
+    def _keep_binding(self, game: GameState | None, ui: Ui) -> None:
+        """Keep the round's secret holder in the store, before the action that deals the round
+        (a restart then finds it, and gives the secret to no one else)."""
+        if game is None or rules.is_terminal(game):
+            return
+        bindings = secret.kept(self._bindings, game, ui)
+        if bindings != self._bindings:
+            self._bindings = bindings
+            self.store.set_setting(secret.SETTING, bindings)
 
     def _quit(self, now: float) -> None:
         """q in the simulator (and Ctrl-C): at once, unless a game is under way; then it asks

@@ -19,8 +19,10 @@ from dataclasses import dataclass, replace
 from console.game import rules
 from console.game.board import COLS, ROWS, Cell
 from console.game.rules import Action, ChooseTarget, Clue, GameState, NewGame, Next, Pawn, Place, SkipClue, TakeBack
+from console.play.secret import dealt
 from console.view.ui import (
-    CENTRE, HOST_ITEMS, HOST_MENU, MENU_SCREENS, REVEAL_POINTS_S, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui,
+    CENTRE, HOST_ITEMS, HOST_MENU, MENU_SCREENS, PANEL, REVEAL_POINTS_S, REVEAL_SCORES_S, SETUP_ITEMS,
+    SetupChoices, Ui,
 )
 
 MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
@@ -48,14 +50,33 @@ def handle(
     t: float,
     rng: random.Random,
 ) -> Step:
-    """One press (or auto-repeat) of `button` at time t. `rng` picks a random first cue giver and
-    the deck's seed."""
+    """One press (or auto-repeat) of `button` on the joystick at time t. `rng` picks a random
+    first cue giver and the deck's seed. The joystick does not act for a seat a phone holds."""
+    if _for_a_phone(game, ui, button):
+        return Step(game, ui)
+    return press(game, ui, button, t, rng)
+
+
+def press(game: GameState | None, ui: Ui, button: str, t: float, rng: random.Random) -> Step:
+    """What a press of `button` does on the screen shown, whoever makes it: the joystick
+    (`handle`), or a phone's request for its own seat (play.remote)."""
     if ui.screen == "setup":
         return _setup(game, ui, button, t, rng)
     screen_handler = _SCREEN_HANDLERS.get(ui.screen)
     if screen_handler is not None:
         return screen_handler(game, ui, button, t)
     raise ValueError(f"unknown screen {ui.screen!r}")
+
+
+def _for_a_phone(game: GameState | None, ui: Ui, button: str) -> bool:
+    """Whether the press would act for a seat a phone holds: the clue or guess of a player whose
+    turn it is, or B on their pending pawn (its phone takes it back). The secret screen opens
+    only for a round dealt to the panel (`_handoff`)."""
+    if ui.screen != "play" or game is None:
+        return False
+    phones = ui.phone_seats
+    return rules.current_player(game) in phones or (button == "b" and ui.pending is not None
+                                                    and ui.pending.player in phones)
 
 
 def _tiebreak(game: GameState, ui: Ui, button: str, t: float) -> Step:
@@ -236,13 +257,14 @@ def new_game_action(s: SetupChoices, rng: random.Random, colors: tuple[str, ...]
 def _start_game(ui: Ui, t: float, rng: random.Random) -> Step:
     action = new_game_action(ui.setup, rng, ui.colors)
     game = rules.apply(None, action)
-    return Step(game, _to(ui, "handoff", t, cursor=CENTRE, pending=None), (action,))
+    return Step(game, dealt(game, _to(ui, "handoff", t, cursor=CENTRE, pending=None)), (action,))
 
 
 def _handoff(game: GameState, ui: Ui, button: str, t: float) -> Step:
-    """The secret opens on a second A soon after the first: one stray press shows nothing. A giver
-    whose seat a phone holds chooses on the phone: the panel never shows their card."""
-    if game.giver in ui.phone_seats:
+    """The secret opens on a second A soon after the first: one stray press shows nothing. Only
+    a round dealt to the panel opens here: one dealt to a phone is chosen on that phone, and the
+    panel never shows its card."""
+    if ui.secret_holder != PANEL:
         return Step(game, ui)
     if button != "a":
         return Step(game, replace(ui, armed_at=-1.0))
@@ -345,6 +367,8 @@ def apply_action(game: GameState, ui: Ui, t: float, action: Action) -> Step:
     shown = screen_for(new, ui, t) if new.phase != game.phase or new.round != game.round else ui
     if new.phase == "choose_target" and new.tiebreak and not game.tiebreak:
         shown = _to(ui, "tiebreak", t)
+    if isinstance(action, Next) and new.phase == "choose_target":
+        shown = dealt(new, shown)  # the next round's secret: bound to the giver seat's occupant now
     return Step(new, shown, (action,))
 
 

@@ -22,6 +22,7 @@ from console.game.board import Cell, RuleError
 from console.game.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue
 from console.play import controller
 from console.play.controller import Step, apply_action, new_game_action
+from console.play.secret import dealt
 from console.view.ui import CENTRE, SetupChoices, Ui
 
 GAME_VERBS = ("cursor", "place", "take_back", "confirm", "choose", "clue", "pass", "next")
@@ -41,6 +42,7 @@ class RemoteCommand:
     options: tuple[Any, ...] = ()  # new_game: (players, variant, first_giver or None); brightness: (+1 or -1,)
     host: bool = False
     reply: Callable[[str | None], None] = lambda why: None
+    digest: str | None = None  # the phone's seat token, as its digest: is it the round's secret holder?
 
 
 @dataclass(frozen=True)
@@ -53,10 +55,11 @@ class Chore:
 
 @dataclass(frozen=True)
 class SeatsHeld:
-    """The seats phones hold now (the web layer says so whenever they change): the UI keeps them,
-    and a cue giver among them picks the target on the phone, never on the panel."""
+    """The seats phones hold now, each with its token's digest (the web layer says so whenever
+    they change): the UI keeps them; a round is dealt to the giver seat's token (`secret`), and
+    the joystick does not act for these seats."""
 
-    seats: tuple[int, ...]
+    phones: tuple[tuple[int, str], ...]
 
 
 def handle_remote(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
@@ -75,7 +78,7 @@ def handle_remote(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, 
             raise RuleError("you have no pawn to take back (once the next player acts, it stays)"
                             if cmd.verb == "take_back" else "you have no pawn waiting to be confirmed")
         if cmd.verb == "take_back":  # B on the joystick: the same take_back in the record
-            return controller.handle(game, ui, "b", t, rng)
+            return controller.press(game, ui, "b", t, rng)
         return let_stand(game, ui, t)
     stood = let_stand(game, ui, t)  # someone else acts: a pending pawn stands from now on
     return _act(stood.game, stood.ui, cmd, t, rng)
@@ -95,10 +98,13 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
         cell = _cell(cmd)
         rules.apply(game, Place(cell, seat))  # the engine's refusal: not your turn, occupied, not now
         ui = replace(ui, cursor=cell, refused=None)
-        return controller.handle(game, ui, "a", t, rng) if verb == "place" else Step(game, ui)
+        return controller.press(game, ui, "a", t, rng) if verb == "place" else Step(game, ui)
     if verb == "choose":
         if game.phase != "choose_target" or seat != game.giver:
             raise RuleError(_only_the_giver(game, "chooses the target"))
+        if cmd.digest is None or cmd.digest != ui.secret_holder:
+            raise RuleError("this round's card went to whoever held this colour when it was dealt: "
+                            "it is theirs to choose (this colour gets a card of its own next round)")
         return apply_action(game, replace(ui, cursor=CENTRE), t, ChooseTarget(_cell(cmd)))
     if verb in ("clue", "pass"):
         if seat != game.giver:
@@ -110,7 +116,7 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
     if ui.screen not in ("reveal", "tiebreak"):
         rules.apply(game, Next())  # the engine's refusal says what the game waits for
         raise RuleError("next is not possible now")
-    return controller.handle(game, ui, "a", t, rng)
+    return controller.press(game, ui, "a", t, rng)
 
 
 def _new_game(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
@@ -122,7 +128,7 @@ def _new_game(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng:
     new = rules.apply(None, action)  # the engine checks players, variant and first giver
     ui = replace(ui, screen="handoff", since=t, choice=0, refused=None, cursor=CENTRE, pending=None,
                  setup=choices)
-    return Step(new, ui, (action,), abandon=game is not None and not rules.is_terminal(game))
+    return Step(new, dealt(new, ui), (action,), abandon=game is not None and not rules.is_terminal(game))
 
 
 def _brightness(game: GameState | None, ui: Ui, cmd: RemoteCommand) -> Step:

@@ -47,6 +47,7 @@ every screen, so the host sees the hold counting.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import lru_cache
 
 from console.view import screens
@@ -54,7 +55,7 @@ from console.game.board import COLS, ROWS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
 from console.game.rules import GameState, Pawn, current_player
 from console.view.screens import WHITE, blink, fill_rect, ink, swatch
-from console.view.ui import HOST_ITEMS, Cursor, Ui
+from console.view.ui import HOST_ITEMS, PANEL, Cursor, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
@@ -271,9 +272,18 @@ def _idle(state: GameState | None, ui: Ui, t: float, width: int, height: int) ->
     return frame
 
 
+def shows_secret(ui: Ui) -> bool:
+    """Whether the frame for `ui` draws the round's secret: the secret screen of a round dealt
+    to the panel, the one place the renderer draws the card and the giver's pointing."""
+    return ui.screen == "secret" and ui.secret_holder == PANEL
+
+
 def _secret(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
     """The giver picks the target: in the cards variant the card's four cells blink on a dimmed
-    board and the chosen one holds still under the cursor; in the free variant, any cell."""
+    board and the chosen one holds still under the cursor; in the free variant, any cell. For
+    anyone but the panel's own round (`shows_secret`), what the room sees meanwhile: the hand-off."""
+    if not shows_secret(ui):
+        return _SCREENS["handoff"](state, replace(ui, armed_at=-1.0), t, width, height)
     cells = state.card_cells
     giver = state.colors[state.giver]
     if state.variant == "cards" and cells:

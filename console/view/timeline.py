@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 
 from console.game import rules
 from console.game.record import action_from_json
-from console.game.rules import Action, GameState, Next, Place, SkipClue, TakeBack
+from console.game.rules import Action, GameState, Next, Place, Redeal, SkipClue, TakeBack
 from console.view import screens
 from console.view.render import ROOM_CODE_Y, player_name, player_names, render
 from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
@@ -175,6 +175,8 @@ def _moment(before: GameState, after: GameState, action: Action, ui: Ui) -> Scen
         return _scene(after, ui, "play", GUESS_S, f"{player_name(after, pawn.player)} takes back the pawn on {pawn.cell}",
                       cursor=pawn.cell)
     phase, giver = before.phase, player_name(before, before.giver)
+    if isinstance(action, Redeal):
+        return _scene(after, ui, "handoff", HANDOFF_S, f"Round {before.round}: {giver}'s colour changed hands: a new card")
     if phase == "choose_target":
         return _scene(before, ui, "handoff", HANDOFF_S, f"Round {before.round}: {giver} gives the cue")
     if phase == "clue1":

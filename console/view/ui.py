@@ -7,7 +7,8 @@ power cut; the game itself never is. The screens, in the order a party meets the
 - `resume`: an unfinished game was found at start: resume (default) or start a new one.
 - `setup`: number of players, variant, who gives the first cue, confirm.
 - `handoff`: "pass to <giver>, others look away" before the secret target is chosen.
-- `secret`: the giver chooses the target (the card's cells blink, the rest dims).
+- `secret`: the giver chooses the target (the card's cells blink, the rest dims); only while
+  the round's secret is the panel's (`PANEL`): a giver on a phone chooses there.
 - `play`: clue and guessing phases; the rules state's phase says which.
 - `reveal`: the round was scored: frame, target, round points, scoreboard, in that order.
 - `tiebreak`: tie-break rounds are about to start (the tied players shown).
@@ -34,6 +35,7 @@ HOST_MENU = ("continue", "new_game", "brightness", "power_off")  # the host menu
 HOST_ITEMS = HOST_MENU + ("quit",)  # what a confirm screen may be asking about
 SETUP_ITEMS = ("players", "variant", "first_giver", "start")
 CENTRE = Cell(7, 14)
+PANEL = "panel"  # the round's secret holder when the giver plays on the joystick (else a phone's token digest)
 
 # Reveal timeline, in seconds after the round is scored (A skips to the next stage).
 # From 0 s the scoring frame flashes around the target and the target blinks, then:
@@ -83,7 +85,17 @@ class Ui:
     menu_return: tuple[str, float] | None = None  # the game screen (and its start) a menu returns to
     store_keeps: bool = True  # False for memory://, which keeps nothing once the console exits
     room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
-    phone_seats: tuple[int, ...] = ()  # seats a phone holds: such a giver chooses on the phone
+    phones: tuple[tuple[int, str], ...] = ()  # (seat, its token's digest) for each seat a phone holds
+    # Who the round's secret (the card, the target, where the giver points while choosing) was
+    # dealt to: PANEL, or the digest of the token of the phone that held the giver's seat at the
+    # deal; None for nobody (no round, or a binding lost). Bound by `play.secret` when a round
+    # is dealt and never moved to another holder in that deal: see play/secret.py.
+    secret_holder: str | None = None
+
+    @property
+    def phone_seats(self) -> tuple[int, ...]:
+        """The seats phones hold: the joystick does not act for them."""
+        return tuple(seat for seat, _ in self.phones)
 
     def handoff_armed(self, t: float) -> bool:
         """The hand-off has had its first A and waits for the second."""

@@ -27,7 +27,7 @@ class WebCompanion:
         self.seats = SeatWriter(store)
         self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin, clock,
                               keep_seats=self.seats.save)
-        events.put(SeatsHeld(book.taken))  # the seats kept from before a restart
+        events.put(SeatsHeld(book.holders))  # the seats kept from before a restart
         self.asgi = build_web_app([self.room.routes(), *(routes(self.hub) for routes in more_routes)])
         self.server = WebServer(self.asgi, config.address, config.port)
 

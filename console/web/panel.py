@@ -14,9 +14,10 @@ Routes (one page, `panel.html`, for all three):
                       simulator's keys and on-screen buttons; presses go on the app's queue
 
 The spectator view shows what the panel shows to the room but two things meant only for those
-at the table (`spectator_frame`): the secret screen (the joystick giver's card and the cell under
-their finger; a guest could watch it on a phone under the table while the others look away) is
-the hand-off screen there, and the room code (which proves a phone is in the room: /panel needs
+at the table (`spectator_frame`): the round's secret (the joystick giver's card and the cell
+under their finger; a guest could watch it on a phone under the table while the others look
+away) is drawn as for anyone who does not hold it (a spectator never does: `render.shows_secret`),
+and the room code (which proves a phone is in the room: /panel needs
 no code, so anyone who can reach the box could read it there and join) is left out. The hub
 pairs each frame with the state it was drawn from and its time, so nothing slips through at a
 change.
@@ -39,7 +40,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.view import font, screens
-from console.view.render import ROOM_CODE_Y, describe, render
+from console.view.render import ROOM_CODE_Y, describe, render, shows_secret
 from console.web.hub import Hub, Snapshot, changed_event
 from console.web.messages import message_json
 from console.web.pacing import Pacer, TooFast
@@ -90,11 +91,11 @@ async def refuse(websocket: WebSocket, why: str) -> None:
 
 
 def spectator_frame(frame: Frame, snapshot: Snapshot, t: float) -> Frame:
-    """The panel's `frame`, drawn from `snapshot` at `t`, as /panel shows it: the hand-off for
-    the secret screen, and no room code."""
+    """The panel's `frame`, drawn from `snapshot` at `t`, as /panel shows it: as drawn for
+    someone who does not hold the round's secret, and no room code."""
     game, ui = snapshot.game, snapshot.ui
-    if ui.screen == "secret":
-        return render(game, replace(ui, screen="handoff", armed_at=-1.0), t, frame.width, frame.height)
+    if shows_secret(ui):
+        return render(game, replace(ui, secret_holder=None), t, frame.width, frame.height)
     if ui.room_code and ui.screen == "setup":
         return render(game, replace(ui, room_code=""), t, frame.width, frame.height)
     if ui.room_code and ui.screen == "idle" and _shows_code(frame):  # the board or the attract

@@ -6,6 +6,18 @@ free seat, and from then on is that seat; after a reload or a console restart th
 kept brings the seat back without the code. Game requests go on the app's event queue as
 `RemoteCommand`s, so the same controller, engine and store apply them as the joystick's presses;
 a refusal (the engine's message) comes back to the phone that asked.
+
+What the server sends (JSON text messages, `t` says which; the page's protocol):
+  {"t": "board", "rows", "cols", "colors", "pawns"}    first, the same for everyone (views.board_message)
+  {"t": "view", ...}                                   after every change: views.seat_view's shape
+  {"t": "admitted"}                                    the room code was right
+  {"t": "seated", "seat": N[, "token": T]}             this phone is colour N (the token only on a take)
+  {"t": "unseated", "seat": N, "why": text}            this phone lost colour N: the host handed it to
+                                                       the joystick, or its token went to another phone
+  {"t": "refused", "n": N, "why": text}                message N was not acted on, and why
+What a phone sends is in messages.FIELDS. The round's card and target reach only the phone whose
+token the round was dealt to (play/secret.py): a view is built for the token a connection holds
+its seat with, never for the seat alone.
 """
 
 from __future__ import annotations
@@ -27,9 +39,9 @@ from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand, 
 from console.web.hub import Hub
 from console.web.messages import Message, MessageError, message_json, parse_message
 from console.web.pacing import Pacer, TooFast
-from console.web.seats import Attempts, SeatBook, SeatError, guesser, is_token
+from console.web.seats import Attempts, SeatBook, SeatError, guesser, is_token, token_digest
 from console.web.server import origin_allowed
-from console.web.views import board_message, giver_seat_locked, seat_view
+from console.web.views import board_message, seat_view
 
 log = logging.getLogger("hues-console")
 ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
@@ -81,7 +93,7 @@ class PhoneRoom:
         """Keep the seats in the store, tell the app which seats phones hold, and show every
         phone who sits where."""
         self.keep_seats(self.book.saved())
-        self.events.put(SeatsHeld(self.book.taken))
+        self.events.put(SeatsHeld(self.book.holders))
         for phone in self.phones:
             phone.wake()
 
@@ -100,6 +112,7 @@ class PhoneConnection:
         self.outbox: asyncio.Queue = asyncio.Queue()
         self.admitted = False
         self.seat: int | None = None
+        self.digest: str | None = None  # the digest of the token this phone holds its seat with
         self.pin_host = False
         self.last_n = 0
         self._last_view = ""
@@ -157,9 +170,11 @@ class PhoneConnection:
             pass
 
     def _view_text(self) -> str:
-        snap = self.room.hub.snapshot
-        return json.dumps(seat_view(snap.game, snap.ui, self.seat, host=self.host, taken=self.room.book.taken,
-                                    host_pin=bool(self.room.host_pin)))
+        snap, book = self.room.hub.snapshot, self.room.book
+        playing = None if snap.game is None or snap.game.phase == "game_over" else snap.game.players
+        digest = self.digest if book.digest_of(self.seat) == self.digest else None  # still this phone's seat
+        return json.dumps(seat_view(snap.game, snap.ui, self.seat, digest=digest, host=self.host, taken=book.taken,
+                                    open_seats=book.open_seats(playing), host_pin=bool(self.room.host_pin)))
 
     async def _read(self) -> None:
         while True:
@@ -198,7 +213,7 @@ class PhoneConnection:
             seat = self.room.book.find(fields["token"]) if is_token(fields["token"]) else None
             if seat is None:
                 raise SeatError("this phone's seat is gone: join again with the code on the panel")
-            self._seated(seat, None)
+            self._seated(seat, fields["token"], new=False)
             return
         if verb in ("join", "host"):
             self._check_secret(verb, fields)
@@ -208,11 +223,10 @@ class PhoneConnection:
         if verb == "take":
             if self.seat is not None:
                 raise SeatError("this phone has a seat already (leave it first)")
-            snap = self.room.hub.snapshot
-            if snap.game is not None and fields["seat"] == snap.game.giver and giver_seat_locked(snap.game, snap.ui):
-                raise SeatError("that colour is giving the cue this round: take it after the reveal")
-            token = self.room.book.take(fields["seat"])
-            self._seated(fields["seat"], token)
+            game = self.room.hub.snapshot.game
+            token = self.room.book.take(fields["seat"], None if game is None or game.phase == "game_over"
+                                        else game.players)
+            self._seated(fields["seat"], token, new=True)
             return
         if verb in ("leave", "free_seat"):
             self._free(verb, fields)
@@ -243,35 +257,46 @@ class PhoneConnection:
             self.pin_host = True
             self.wake()
 
-    def _seated(self, seat: int, token: str | None) -> None:
+    def _seated(self, seat: int, token: str, new: bool) -> None:
         """A seat is one phone's: a token brought back on another phone (a reload whose old
         connection has not closed yet, or a copied token) moves the seat there, and the phone
         that had it is told so; two phones never both get a giver's card."""
         for other in self.room.phones:
             if other is not self and other.seat == seat:
-                other.seat = None
-                other.send({"t": "refused", "n": None, "why": "this colour was taken up on another phone"})
-                other.wake()
-        self.admitted, self.seat = True, seat
+                other._unseated("this colour was taken up on another phone")
+        self.admitted, self.seat, self.digest = True, seat, token_digest(token)
         reply: dict = {"t": "seated", "seat": seat}
-        if token is not None:
+        if new:
             reply["token"] = token
         self.send(reply)
-        if token is None:
-            self.wake()
-        else:
+        if new:
             self.room.seats_changed()
+        else:
+            self.wake()
+
+    def _unseated(self, why: str) -> None:
+        if self.seat is not None:
+            self.send({"t": "unseated", "seat": self.seat, "why": why})
+        self.seat = self.digest = None
+        self.wake()
 
     def _free(self, verb: str, fields: dict) -> None:
+        """Leave this phone's seat (the joystick plays it on), or the host's hand-over of any seat:
+        a phone's to the joystick (and that phone is told), the joystick's to the next phone."""
         if verb == "free_seat" and not self.host:
             raise SeatError("only the host can free another phone's seat")
         seat = self.seat if verb == "leave" else fields["seat"]
         if seat is None:
             raise SeatError("this phone has no seat to leave")
-        self.room.book.free(seat)
+        if verb == "leave":
+            self.room.book.free(seat)
+        elif not self.room.book.hand_over(seat):
+            self.room.seats_changed()  # opened for a phone: nobody loses a seat
+            return
         for phone in self.room.phones:
             if phone.seat == seat:
-                phone.seat = None
+                phone._unseated("you left this colour" if phone is self and verb == "leave"
+                                else "the host handed this colour to the joystick")
         self.room.seats_changed()
 
     def _command(self, message: Message) -> None:
@@ -283,7 +308,8 @@ class PhoneConnection:
             options = (fields["delta"],)
         self.room.events.put(RemoteCommand(
             seat=self.seat, verb=message.verb, cell=fields.get("cell"), options=options,
-            host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n)))
+            host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n),
+            digest=self.digest))
 
     def _replier(self, n: int) -> Callable[[str | None], None]:
         """Called in the app's thread: a refusal goes back to this phone through its loop."""

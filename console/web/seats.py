@@ -6,6 +6,10 @@ random 128-bit token that it keeps in localStorage and sends over the websocket,
 the console keeps only each token's SHA-256 (in the store, so a restart keeps the seats), so the
 store does not hold what would let someone else take a seat. The host is whoever took the first
 seat still held, or any phone that gives the configured PIN.
+
+Mid-game a colour of the game that no phone holds is the joystick's: a phone takes it only once
+the host has handed it over (`free_seat` on it opens it), and a colour a phone gives up (it left,
+or the host freed it) is the joystick's from then on. Between games every free colour is open.
 """
 
 from __future__ import annotations
@@ -49,21 +53,41 @@ class SeatBook:
     def __init__(self, seats: int, saved: object = None) -> None:
         self.seats = seats
         self._holders: dict[int, str] = {}
+        self._opened: set[int] = set()  # the joystick's colours the host handed to a phone
         if isinstance(saved, list):  # [[seat, digest], ...] as kept in the store; anything else is ignored
             for entry in saved:
                 if (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)
                         and 0 <= entry[0] < seats and isinstance(entry[1], str) and entry[0] not in self._holders):
                     self._holders[entry[0]] = entry[1]
 
-    def take(self, seat: int) -> str:
-        """A new token for `seat`, which must be free."""
+    def take(self, seat: int, playing: int | None = None) -> str:
+        """A new token for `seat`, which must be open; `playing`: the players of a game under way."""
         if not 0 <= seat < self.seats:
             raise SeatError(f"there is no seat {seat}: choose 0 to {self.seats - 1}")
         if seat in self._holders:
             raise SeatError("that colour is taken: choose another")
+        if seat not in self.open_seats(playing):
+            raise SeatError("that colour plays on the joystick in this game: the host can hand it to a phone")
         token = secrets.token_hex(TOKEN_BYTES)
         self._holders[seat] = token_digest(token)
+        self._opened.discard(seat)
         return token
+
+    def open_seats(self, playing: int | None) -> tuple[int, ...]:
+        """The colours a phone may take now: every free one between games (`playing` None);
+        during a game the watchers' and those the host handed over."""
+        return tuple(seat for seat in range(self.seats) if seat not in self._holders and (
+            playing is None or seat >= playing or seat in self._opened))
+
+    def hand_over(self, seat: int) -> bool:
+        """The host's hand-over of `seat`: a phone's goes to the joystick (True: a phone lost it),
+        the joystick's is opened for the next phone to take."""
+        if seat in self._holders:
+            del self._holders[seat]
+            return True
+        if 0 <= seat < self.seats:
+            self._opened.add(seat)
+        return False
 
     def find(self, token: str) -> int | None:
         digest = token_digest(token)
@@ -75,9 +99,17 @@ class SeatBook:
     def free(self, seat: int) -> None:
         self._holders.pop(seat, None)
 
+    def digest_of(self, seat: int | None) -> str | None:
+        return self._holders.get(seat) if seat is not None else None
+
     @property
     def taken(self) -> tuple[int, ...]:
         return tuple(sorted(self._holders))
+
+    @property
+    def holders(self) -> tuple[tuple[int, str], ...]:
+        """(seat, token digest) of each seat held, seat by seat."""
+        return tuple(sorted(self._holders.items()))
 
     @property
     def host_seat(self) -> int | None:

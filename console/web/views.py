@@ -1,13 +1,22 @@
 """What each phone may see of the game: boardgame.io's playerView, as pure functions of the state.
 
 Everything a message carries is built here from an explicit list of public fields, never by
-dumping the state and deleting the secrets: the card, the target, the deck (its order, the
-discards, the seed that shuffles it, which would give every future card) and what the giver is
-pointing at while choosing (`ui.card_choice`, and `ui.cursor` on the secret screen) reach only
-the giver's seat, and the target reaches the others only once the panel reveals it: the round is
-scored and its last pawn no longer pending (until then a take_back can unscore it). There is no
+dumping the state and deleting the secrets. The deck (its order, the discards, the seed that
+shuffles it, which would give every future card) and what the giver is pointing at while
+choosing (`ui.card_choice`, and `ui.cursor` on the secret screen) reach no phone; the card and
+the target reach only the round's secret holder (play/secret.py): the connection whose seat
+token the round was dealt to, whatever seat or screen it is on, never whoever sits in the
+giver's seat now. The target reaches the others once the panel reveals it: the round is scored
+and its last pawn no longer pending (until then a take_back can unscore it). There is no
 separate "initial state" message that could leak what the views strip (boardgame.io bug #1159):
 a phone's first view is built by the same function as every later one.
+
+A view: {"t": "view", "screen", "seat" (this phone's colour or null), "host", "host_pin",
+"colors", "taken" (colours phones hold), "open" (colours a phone may take now: mid-game the
+joystick's are not, until the host hands one over), "setup", "game" (the public game, null
+before one), "you" (null without a colour in the game, else {"card", "target", "free",
+"holder"}: "holder" is true for the phone the round was dealt to, the only one whose card,
+target and free are ever set; a phone that took the giver's colour later sees a guesser's)}.
 """
 
 from __future__ import annotations
@@ -33,21 +42,23 @@ def board_message() -> dict:
     }
 
 
-def seat_view(game: GameState | None, ui: Ui, seat: int | None, *, host: bool = False,
-              taken: tuple[int, ...] = (), host_pin: bool = False) -> dict:
-    """The view of `seat` (None: the public view, as the panel stream and watchers get it);
-    `host_pin`: whether a PIN can make a phone the host (the page offers it then)."""
+def seat_view(game: GameState | None, ui: Ui, seat: int | None, *, digest: str | None = None,
+              host: bool = False, taken: tuple[int, ...] = (), open_seats: tuple[int, ...] = (),
+              host_pin: bool = False) -> dict:
+    """The view of the phone in `seat` (None: the public view, as the panel stream and watchers
+    get it) holding it with the token of `digest`; `host_pin`: whether a PIN can make a phone
+    the host (the page offers it then)."""
     view = {
         "t": "view", "screen": ui.screen, "seat": seat, "host": host, "host_pin": host_pin,
         "colors": list(ui.colors),
-        "taken": list(taken),
+        "taken": list(taken), "open": list(open_seats),
         "setup": {"players": ui.setup.players, "variant": ui.setup.variant,
                   "first_giver": ui.setup.first_giver},
         "game": None if game is None else _public_game(game, ui),
         "you": None,
     }
     if game is not None and seat is not None and seat < game.players:
-        view["you"] = _private(game, ui, seat)
+        view["you"] = _private(game, ui, holds_secret(ui, digest))
     return view
 
 
@@ -59,14 +70,9 @@ def revealed_target(game: GameState, ui: Ui) -> Cell | None:
     return game.target_revealed if ui.pending is None else None
 
 
-def giver_seat_locked(game: GameState | None, ui: Ui) -> bool:
-    """Whether the giver's seat may not change hands now: from the moment the card is on the
-    panel's secret screen or the target is chosen until the reveal. A guest who took that seat
-    then (free, or freed for them) would be sent the card and the target; the giver's own phone
-    comes back with its token instead (`resume`), which this does not stop."""
-    if game is None or game.phase == "game_over" or revealed_target(game, ui) is not None:
-        return False
-    return game.target is not None or ui.screen == "secret"
+def holds_secret(ui: Ui, digest: str | None) -> bool:
+    """Whether the phone holding its seat with the token of `digest` is the round's secret holder."""
+    return digest is not None and digest == ui.secret_holder
 
 
 def _public_game(game: GameState, ui: Ui) -> dict:
@@ -89,10 +95,10 @@ def _public_game(game: GameState, ui: Ui) -> dict:
     }
 
 
-def _private(game: GameState, ui: Ui, seat: int) -> dict:
-    """The seat's own: for the giver until the reveal, the card and the target."""
-    mine = {"card": None, "target": None, "free": False}
-    if seat == game.giver and revealed_target(game, ui) is None and game.phase != "game_over":
+def _private(game: GameState, ui: Ui, holder: bool) -> dict:
+    """The phone's own: for the round's secret holder until the reveal, the card and the target."""
+    mine = {"card": None, "target": None, "free": False, "holder": holder}
+    if holder and revealed_target(game, ui) is None and game.phase != "game_over":
         cells = game.card_cells
         mine["card"] = None if cells is None else [str(c) for c in cells]
         mine["target"] = None if game.target is None else str(game.target)

@@ -36,6 +36,7 @@ function receive(msg) {
     refuse("");
   }
   else if (msg.t === "admitted") { document.body.dataset.admitted = "1"; refuse(""); if (view) render(); }
+  else if (msg.t === "unseated") refuse(msg.why);
   else if (msg.t === "refused") {
     if (/seat is gone/.test(msg.why)) { localStorage.removeItem(TOKEN_KEY); document.body.dataset.admitted = ""; }
     refuse(msg.why);
