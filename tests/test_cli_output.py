@@ -112,3 +112,57 @@ def test_a_closed_stdout_is_not_taken_by_a_file_the_command_opens(files):
 def test_an_output_file_on_a_full_disk_is_one_line_and_exit_2(files):
     done = run(files, ["render", "--record", "{dir}/game.jsonl", "--png", "/dev/full"])
     assert done.returncode == 2 and one_line(done.stderr).startswith("/dev/full: cannot be written")
+
+
+# --- commands that need a terminal -----------------------------------------------------------
+
+NEED_A_TERMINAL = {
+    "sim": ["sim"],
+    "diag --sim": ["diag", "--sim"],
+    "play (auto: the terminal simulator off a Pi)": ["play"],
+    "play on sim-png": ["play", "--config", "{dir}/png.yaml"],
+    "diag on sim-png": ["diag", "--config", "{dir}/png.yaml"],
+}
+
+
+STDINS = ["/dev/null", "closed", "a pipe", "a file"]
+TERMINAL_CASES = [(name, stdin) for name in ("sim", "diag --sim") for stdin in STDINS] + [
+    (name, stdin) for name, stdin in zip(list(NEED_A_TERMINAL)[2:], STDINS)]
+
+
+@pytest.mark.parametrize("name, stdin", TERMINAL_CASES)
+def test_a_command_that_needs_a_terminal_says_so_in_its_only_line(files, name, stdin):
+    """`diag --sim < /dev/null` printed its boot-time line before the refusal; `sim <&-` was an
+    AttributeError (exit 1)."""
+    (files / "png.yaml").write_text(f"store:\n  url: memory://\ndriver:\n  name: sim-png\n  sim_png:\n"
+                                    f"    path: {files / 'panel.png'}\n")
+    argv = [word.format(dir=files) for word in NEED_A_TERMINAL[name]]
+    env = {**os.environ, "HUES_CONFIG": str(files / "console.yaml")}
+    read, write = os.pipe()
+    source = {"/dev/null": subprocess.DEVNULL, "a pipe": read, "a file": open(files / "script.txt", "rb"),
+              "closed": None}[stdin]
+    try:
+        done = subprocess.run([sys.executable, "-m", "console.commands.main", *argv], cwd=ROOT, env=env,
+                              stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=BOUND_S,
+                              preexec_fn=(lambda: os.close(0)) if stdin == "closed" else None)
+    finally:
+        os.close(read), os.close(write)
+        if stdin == "a file":
+            source.close()
+    assert (done.returncode, done.stdout) == (2, b""), done.stderr
+    assert "standard input is not a terminal" in one_line(done.stderr)
+    assert not (files / "panel.png").exists()  # nothing started
+
+
+@pytest.mark.parametrize("argv", [["sim"], ["diag", "--sim"]])
+def test_the_terminal_simulator_needs_its_stdout_to_be_the_terminal_too(files, argv):
+    """Keys from a terminal, but the panel's escape codes would go to a file or a pipe."""
+    leader, follower = os.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "console.commands.main", *argv], cwd=ROOT,
+                              env={**os.environ, "HUES_CONFIG": str(files / "console.yaml")}, stdin=follower,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=BOUND_S)
+    finally:
+        os.close(leader), os.close(follower)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert "standard output is not one" in one_line(done.stderr)
