@@ -4,6 +4,8 @@ discipline is the real one: a window resize sends SIGWINCH, Ctrl-S is flow contr
 on, Ctrl-\\ sends SIGQUIT while ISIG is on.
 
 - 200 SIGWINCH in a second hung it for good (the loop's wait on the event queue never returned).
+- Ctrl-S froze it: flow control stopped its output, and the next drawing blocked.
+- Ctrl-\\ killed it with the panel still drawn and the terminal left in cbreak mode.
 
 Every wait has a bound (BOUND_S) only so that a regression fails instead of hanging the suite;
 nothing is timed."""
@@ -120,5 +122,31 @@ def test_a_storm_of_resizes_and_sigwinch_does_not_hang_it(sim):
     set_size(sim.follower, 90, 30)
     sim.read_until(b"\x1b[2J")  # the last size drawn anew
     sim.type(b"q")
+    assert sim.exit_status() == 0
+    assert_ended_cleanly(sim)
+
+
+def test_ctrl_s_does_not_freeze_it_and_flow_control_comes_back_after(sim):
+    running = termios.tcgetattr(sim.follower)
+    assert not running[0] & termios.IXON and sim.before[0] & termios.IXON
+    sim.type(b"\x13")  # Ctrl-S: with IXON on, the terminal stops taking output here
+    sim.type(b"\t")  # Start: the set-up screen, a new drawing that must get through
+    sim.read_until(b"\x1b[H")
+    sim.type(b"\x11q")  # Ctrl-Q, then q: set-up is left without a question
+    assert sim.exit_status() == 0
+    assert_ended_cleanly(sim)
+
+
+@pytest.mark.parametrize("key", [b"\x1c", b"\x03"], ids=["Ctrl-\\", "Ctrl-C"])
+def test_ctrl_backslash_and_ctrl_c_end_it_like_q(sim, key):
+    assert not termios.tcgetattr(sim.follower)[3] & termios.ISIG
+    sim.type(key)
+    assert sim.exit_status() == 0
+    assert_ended_cleanly(sim)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_to_end_it_clears_the_panel_and_restores_the_terminal(sim, signum):
+    sim.process.send_signal(signum)
     assert sim.exit_status() == 0
     assert_ended_cleanly(sim)
