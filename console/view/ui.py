@@ -97,6 +97,11 @@ class Ui:
         """The seats phones hold: the joystick does not act for them."""
         return tuple(seat for seat, _ in self.phones)
 
+    def giver_on_phone(self, game) -> bool:
+        """The round was dealt to a phone: its giver chooses the target there, and the panel
+        never opens the card."""
+        return game is not None and self.secret_holder not in (None, PANEL)
+
     def handoff_armed(self, t: float) -> bool:
         """The hand-off has had its first A and waits for the second."""
         return 0 <= self.armed_at <= t and t - self.armed_at <= HANDOFF_ARM_S
