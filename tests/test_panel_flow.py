@@ -56,7 +56,7 @@ def test_the_handoff_says_look_away_beside_the_givers_colour():
 
 def test_with_a_phone_giver_the_handoff_says_the_phone_and_nobody_looks_away():
     state = game(giver=2)
-    ui = Ui(screen="handoff", phone_seats=(2,))
+    ui = Ui(screen="handoff", phones=((2, "d" * 64),), secret_holder="d" * 64)  # the round dealt to its phone
     for t in (0.1, 0.6, 1.1, 1.6):  # the dots run; no LOOK AWAY, no blinking A, at any instant
         frame = render(state, replace(ui, armed_at=t - 0.1), t)
         white = lit(frame, WHITE)

@@ -248,6 +248,10 @@ class ConsoleApp:
         except RuleError as exc:
             command.reply(str(exc))
             return
+        except Exception:  # a bug in a request's handling must not stop the console for everyone
+            log.exception("a phone's request could not be handled: %s", command.verb)
+            command.reply("the box could not handle that request")
+            return
         self._last_input = now
         taken = self._take_step(step, now)
         command.reply(None if taken else "the box could not store that move (its disk is full): it is not taken")

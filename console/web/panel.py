@@ -11,7 +11,10 @@ Routes (one page, `panel.html`, for all three):
   /panel, /panel/ws   the spectator view of the real panel (a second screen, a projector);
                       read-only: anything the page sends is refused
   /sim, /sim/ws       with `hues-console sim --web`: the same page with the terminal
-                      simulator's keys and on-screen buttons; presses go on the app's queue
+                      simulator's keys and on-screen buttons; presses go on the app's queue.
+                      They are the console itself (the giver's secret screen, the quit key):
+                      only for this computer (a loopback client), whatever address the server
+                      listens on; from the network, /panel watches and the phones play
 
 The spectator view shows what the panel shows to the room but two things meant only for those
 at the table (`spectator_frame`): the round's secret (the joystick giver's card and the cell
@@ -29,13 +32,14 @@ shows under the panel (what the panel asks for, never a secret the panel itself 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import time
 from dataclasses import replace
 from typing import Any, Callable
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -90,6 +94,19 @@ async def refuse(websocket: WebSocket, why: str) -> None:
     await websocket.send_text(json.dumps({"t": "refused", "why": why}))
 
 
+NOT_HERE = "the console's own controls are for this computer only: watch on /panel, play from a phone"
+
+
+def from_this_computer(client: Any) -> bool:
+    """Whether a request came over loopback (127.0.0.0/8, ::1, or 127.x mapped into IPv6)."""
+    try:
+        ip = ipaddress.ip_address(client.host.split("%", 1)[0])
+    except (AttributeError, ValueError):  # no client (a unix socket) or a name: not known to be here
+        return False
+    return ip.is_loopback or (isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None
+                              and ip.ipv4_mapped.is_loopback)
+
+
 def spectator_frame(frame: Frame, snapshot: Snapshot, t: float) -> Frame:
     """The panel's `frame`, drawn from `snapshot` at `t`, as /panel shows it: as drawn for
     someone who does not hold the round's secret, and no room code."""
@@ -132,11 +149,16 @@ class PanelStream:
         routes = [Route("/panel", self.page), WebSocketRoute("/panel/ws", self.spectator)]
         routes += [Route(path, self.asset) for path in ASSETS]
         if self.events is not None:
-            routes += [Route("/sim", self.page), WebSocketRoute("/sim/ws", self.controls)]
+            routes += [Route("/sim", self.controls_page), WebSocketRoute("/sim/ws", self.controls)]
         return routes
 
     async def page(self, request: Request) -> Response:
         return Response(self._page, media_type=PAGE)
+
+    async def controls_page(self, request: Request) -> Response:
+        if not from_this_computer(request.client):
+            return PlainTextResponse(NOT_HERE, status_code=403)
+        return await self.page(request)
 
     async def asset(self, request: Request) -> Response:
         body, kind = self._assets[request.url.path]
@@ -163,6 +185,9 @@ class PanelStream:
         await self._serve(websocket, self._refuse, Pacer(self.clock), spectator=True)
 
     async def controls(self, websocket: WebSocket) -> None:
+        if not from_this_computer(websocket.client):  # before any frame: the secret screen is one
+            await websocket.close(code=POLICY_VIOLATION, reason=NOT_HERE)
+            return
         await self._serve(websocket, self._press, Pacer(self.clock, SIM_RATE_PER_S))
 
     async def _serve(self, websocket: WebSocket, on_text: Callable[[WebSocket, str | None], Any],
