@@ -125,6 +125,7 @@ class WebServer:
             app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio",
             ws_max_size=MAX_MESSAGE_BYTES, ws_ping_interval=20.0, ws_ping_timeout=20.0,
             limit_concurrency=64, server_header=False, date_header=False, timeout_graceful_shutdown=1,
+            proxy_headers=False,  # no proxy stands before the box: X-Forwarded-For is the client's say-so
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="hues-web", daemon=True)
