@@ -17,6 +17,7 @@ from console.web.panel import SIM_RATE_PER_S, PanelStream
 from console.web.phones import PhoneRoom
 from console.web.replay import MAX_FRAMES_PER_S, ReplayRoom
 from console.web.seats import Attempts, SeatBook
+from console.store.games import GameStore
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions
 from hal.output import OutputStage
@@ -62,7 +63,7 @@ def routes(clock: FakeClock, pause) -> dict:
     """Each websocket route with the fake clock and pause: (handler, its rate, its answer to junk)."""
     stage = OutputStage(Layout(LayoutOptions()))
     panel = PanelStream(Hub(), stage, EventQueue(), clock)
-    replay = ReplayRoom(stage, EventQueue(), clock)
+    replay = ReplayRoom(stage, GameStore("memory://"), clock)
     replay._timelines["g1"] = Timeline(())
     room = PhoneRoom(Hub(), EventQueue(), SeatBook(10), Attempts(clock), clock=clock)
     for owner in (panel, replay, room):
@@ -83,6 +84,8 @@ def test_a_flood_on_any_websocket_gets_its_burst_then_one_refusal_then_nothing(r
 
     handler, rate, answer = routes(clock, pause)[route]
     page = FloodingPage(["junk"] * 300)
+    if route == "/sim/ws":  # the console's own controls: only this computer's (from the network: refused)
+        page.client = Address("127.0.0.1", 50000)
     in_own_loop(handler(page))
     assert page.refusals == [answer] * BURST + [TOO_FAST]  # the other 239 dropped unanswered
     assert len(pauses) == 300 and pauses[:BURST - 1] == [0.0] * (BURST - 1)
