@@ -289,8 +289,8 @@ def test_a_token_brought_back_on_another_phone_moves_the_seat_there(table):
     copy = table.phone()
     copy.send("resume", token=giver.token)  # the same token, the first phone still connected
     assert copy.view(lambda v: v["seat"] == 0)["you"]["card"] == card
-    assert giver.expect("unseated") == {"t": "unseated", "seat": 0, "why": "this colour was taken up on another phone",
-                                        "_seen": True}
+    assert giver.expect("unseated") == {"t": "unseated", "seat": 0, "n": None, "key": "taken_elsewhere", "args": {},
+                                        "why": "this colour was taken up on another phone", "_seen": True}
     assert giver.view(lambda v: v["seat"] is None)["you"] is None
     giver.send("choose", cell=card[0])
     assert giver.refusal() == "choose a colour first"

@@ -44,9 +44,12 @@ from console.web.server import origin_allowed
 from console.web.views import board_message, seat_view
 
 log = logging.getLogger("hues-console")
-ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
-          "/phone.js": ("phone.js", "text/javascript; charset=utf-8"),
-          "/phone.css": ("phone.css", "text/css; charset=utf-8")}
+LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
+_JS, _CSS, _JSON = "text/javascript; charset=utf-8", "text/css; charset=utf-8", "application/json; charset=utf-8"
+ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"), "/phone.js": ("phone.js", _JS), "/phone.css": ("phone.css", _CSS),
+          "/i18n.js": ("i18n.js", _JS), "/rules": ("rules.html", "text/html; charset=utf-8"),
+          "/rules.js": ("rules.js", _JS), "/rules.css": ("rules.css", _CSS),
+          **{f"/i18n/{code}.json": (f"i18n/{code}.json", _JSON) for code in LANGUAGES}}
 MAX_PHONES = 32
 MAX_OUTBOX = 32  # messages waiting for a phone that does not read them: past this it is dropped
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
@@ -54,6 +57,12 @@ POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
 
 def asset(name: str) -> bytes:
     return (resources.files("console.web") / "static" / name).read_bytes()
+
+
+def languages_json() -> bytes:
+    """The language switch's choices, each named in its own catalogue."""
+    names = [{"code": code, "name": json.loads(asset(f"i18n/{code}.json"))["lang.name"]} for code in LANGUAGES]
+    return json.dumps(names, ensure_ascii=False).encode()
 
 
 class PhoneRoom:
@@ -69,9 +78,10 @@ class PhoneRoom:
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
+        self._assets["/i18n/languages.json"] = (languages_json(), _JSON)
 
     def routes(self) -> list:
-        return [Route(path, self.page) for path in ASSETS] + [WebSocketRoute("/ws", self.websocket)]
+        return [Route(path, self.page) for path in self._assets] + [WebSocketRoute("/ws", self.websocket)]
 
     async def page(self, request: Request) -> Response:
         body, kind = self._assets[request.url.path]
@@ -96,6 +106,13 @@ class PhoneRoom:
         self.events.put(SeatsHeld(self.book.holders))
         for phone in self.phones:
             phone.wake()
+
+
+def refusal(n: int | None, exc: Exception) -> dict:
+    """The message refusing message `n`: the English text, and the catalogue key the phone shows
+    in its language with the key's parameters (a message the box cannot read is `bad_message`)."""
+    key = "slow_down" if isinstance(exc, TooFast) else getattr(exc, "key", "bad_message")
+    return {"t": "refused", "n": n, "why": str(exc), "key": key, "args": getattr(exc, "params", {})}
 
 
 def _same(given: str, secret: str) -> bool:
@@ -174,7 +191,8 @@ class PhoneConnection:
         playing = None if snap.game is None or snap.game.phase == "game_over" else snap.game.players
         digest = self.digest if book.digest_of(self.seat) == self.digest else None  # still this phone's seat
         return json.dumps(seat_view(snap.game, snap.ui, self.seat, digest=digest, host=self.host, taken=book.taken,
-                                    open_seats=book.open_seats(playing), host_pin=bool(self.room.host_pin)))
+                                    open_seats=book.open_seats(playing), host_pin=bool(self.room.host_pin),
+                                    host_seat=book.host_seat))
 
     async def _read(self) -> None:
         while True:
@@ -188,10 +206,10 @@ class PhoneConnection:
                     self.last_n = message.n
                     self._handle(message)
             except (MessageError, SeatError, TooFast) as exc:
-                self.send({"t": "refused", "n": self._n_of(raw), "why": str(exc)})
+                self.send(refusal(self._n_of(raw), exc))
             except Exception:  # a bug here must not end the phone's connection, nor reach it
                 log.exception("a phone's message could not be handled")
-                self.send({"t": "refused", "n": self._n_of(raw), "why": "the box could not handle that message"})
+                self.send(refusal(self._n_of(raw), SeatError("the box could not handle that message", "box_error")))
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return
@@ -212,17 +230,17 @@ class PhoneConnection:
         if verb == "resume":
             seat = self.room.book.find(fields["token"]) if is_token(fields["token"]) else None
             if seat is None:
-                raise SeatError("this phone's seat is gone: join again with the code on the panel")
+                raise SeatError("this phone's seat is gone: join again with the code on the panel", "seat_gone")
             self._seated(seat, fields["token"], new=False)
             return
         if verb in ("join", "host"):
             self._check_secret(verb, fields)
             return
         if not self.admitted:
-            raise SeatError("type the room code the panel shows first")
+            raise SeatError("type the room code the panel shows first", "code_first")
         if verb == "take":
             if self.seat is not None:
-                raise SeatError("this phone has a seat already (leave it first)")
+                raise SeatError("this phone has a seat already (leave it first)", "has_seat")
             game = self.room.hub.snapshot.game
             token = self.room.book.take(fields["seat"], None if game is None or game.phase == "game_over"
                                         else game.players)
@@ -232,7 +250,7 @@ class PhoneConnection:
             self._free(verb, fields)
             return
         if self.seat is None:
-            raise SeatError("choose a colour first")
+            raise SeatError("choose a colour first", "choose_colour")
         assert verb in GAME_VERBS
         self._command(message)
 
@@ -240,7 +258,7 @@ class PhoneConnection:
         """The room code (join) or the host PIN (host), each wrong guess counted."""
         wait = self.room.attempts.blocked(self.address)
         if wait > 0:
-            raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s")
+            raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s", "too_many_tries", seconds=int(wait) + 1)
         if verb == "join":
             code = self.room.hub.snapshot.ui.room_code
             right = bool(code) and _same(fields["code"].strip().upper(), code)
@@ -248,7 +266,8 @@ class PhoneConnection:
             right = bool(self.room.host_pin) and _same(fields["pin"], self.room.host_pin)
         if not right:
             self.room.attempts.wrong(self.address)
-            raise SeatError("that is not the code on the panel" if verb == "join" else "wrong host PIN")
+            raise SeatError("that is not the code on the panel", "wrong_code") if verb == "join" else SeatError(
+                "wrong host PIN", "wrong_pin")
         if verb == "join":
             self.admitted = True
             self.wake()
@@ -263,7 +282,7 @@ class PhoneConnection:
         that had it is told so; two phones never both get a giver's card."""
         for other in self.room.phones:
             if other is not self and other.seat == seat:
-                other._unseated("this colour was taken up on another phone")
+                other._unseated(SeatError("this colour was taken up on another phone", "taken_elsewhere"))
         self.admitted, self.seat, self.digest = True, seat, token_digest(token)
         reply: dict = {"t": "seated", "seat": seat}
         if new:
@@ -274,9 +293,10 @@ class PhoneConnection:
         else:
             self.wake()
 
-    def _unseated(self, why: str) -> None:
+    def _unseated(self, why: SeatError) -> None:
+        """This phone lost its colour, and is told why (as a refusal is: the text, its key)."""
         if self.seat is not None:
-            self.send({"t": "unseated", "seat": self.seat, "why": why})
+            self.send(dict(refusal(None, why), t="unseated", seat=self.seat))
         self.seat = self.digest = None
         self.wake()
 
@@ -284,10 +304,10 @@ class PhoneConnection:
         """Leave this phone's seat (the joystick plays it on), or the host's hand-over of any seat:
         a phone's to the joystick (and that phone is told), the joystick's to the next phone."""
         if verb == "free_seat" and not self.host:
-            raise SeatError("only the host can free another phone's seat")
+            raise SeatError("only the host can free another phone's seat", "host_only")
         seat = self.seat if verb == "leave" else fields["seat"]
         if seat is None:
-            raise SeatError("this phone has no seat to leave")
+            raise SeatError("this phone has no seat to leave", "no_seat")
         if verb == "leave":
             self.room.book.free(seat)
         elif not self.room.book.hand_over(seat):
@@ -295,8 +315,11 @@ class PhoneConnection:
             return
         for phone in self.room.phones:
             if phone.seat == seat:
-                phone._unseated("you left this colour" if phone is self and verb == "leave"
-                                else "the host handed this colour to the joystick")
+                if phone is self and verb == "leave":
+                    phone.seat = phone.digest = None
+                    phone.wake()
+                else:
+                    phone._unseated(SeatError("the host handed this colour to the joystick", "handed_to_joystick"))
         self.room.seats_changed()
 
     def _command(self, message: Message) -> None:
@@ -311,14 +334,14 @@ class PhoneConnection:
             host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n),
             digest=self.digest))
 
-    def _replier(self, n: int) -> Callable[[str | None], None]:
+    def _replier(self, n: int) -> Callable[[Exception | None], None]:
         """Called in the app's thread: a refusal goes back to this phone through its loop."""
 
-        def reply(why: str | None) -> None:
+        def reply(why: Exception | None) -> None:
             if why is None:
                 return
             try:
-                self.loop.call_soon_threadsafe(self.send, {"t": "refused", "n": n, "why": why})
+                self.loop.call_soon_threadsafe(self.send, refusal(n, why))
             except RuntimeError:  # the server has stopped
                 pass
 

@@ -11,7 +11,7 @@ and its last pawn no longer pending (until then a take_back can unscore it). The
 separate "initial state" message that could leak what the views strip (boardgame.io bug #1159):
 a phone's first view is built by the same function as every later one.
 
-A view: {"t": "view", "screen", "seat" (this phone's colour or null), "host", "host_pin",
+A view: {"t": "view", "screen", "seat" (this phone's colour or null), "host", "host_pin", "host_seat",
 "colors", "taken" (colours phones hold), "open" (colours a phone may take now: mid-game the
 joystick's are not, until the host hands one over), "setup", "game" (the public game, null
 before one), "you" (null without a colour in the game, else {"card", "target", "free",
@@ -44,13 +44,14 @@ def board_message() -> dict:
 
 def seat_view(game: GameState | None, ui: Ui, seat: int | None, *, digest: str | None = None,
               host: bool = False, taken: tuple[int, ...] = (), open_seats: tuple[int, ...] = (),
-              host_pin: bool = False) -> dict:
+              host_pin: bool = False, host_seat: int | None = None) -> dict:
     """The view of the phone in `seat` (None: the public view, as the panel stream and watchers
     get it) holding it with the token of `digest`; `host_pin`: whether a PIN can make a phone
-    the host (the page offers it then)."""
+    the host (the page offers it then); `host_seat`: the colour whose phone is the host (the
+    others' pages say whom they wait for)."""
     view = {
         "t": "view", "screen": ui.screen, "seat": seat, "host": host, "host_pin": host_pin,
-        "colors": list(ui.colors),
+        "host_seat": host_seat, "colors": list(ui.colors),
         "taken": list(taken), "open": list(open_seats),
         "setup": {"players": ui.setup.players, "variant": ui.setup.variant,
                   "first_giver": ui.setup.first_giver},
@@ -83,6 +84,7 @@ def _public_game(game: GameState, ui: Ui) -> dict:
         "players": game.players, "variant": game.variant, "colors": list(game.colors),
         "phase": "guess2" if held_back else game.phase, "round": game.round, "rounds": regular_rounds(game.players),
         "tiebreak": game.tiebreak, "tied": list(game.tied), "giver": game.giver,
+        "giver_on_phone": ui.giver_on_phone(game),
         "turn": current_player(game), "to_place": list(game.to_place),
         "pawns": [[p.player, str(p.cell)] for p in game.pawns],
         "pending": None if ui.pending is None else [ui.pending.player, str(ui.pending.cell)],
