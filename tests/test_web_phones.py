@@ -294,3 +294,23 @@ def test_a_token_brought_back_on_another_phone_moves_the_seat_there(table):
     assert giver.view(lambda v: v["seat"] is None)["you"] is None
     giver.send("choose", cell=card[0])
     assert giver.refusal() == "choose a colour first"
+
+
+def test_a_phones_move_under_the_host_menu_keeps_the_menu_and_closing_it_shows_the_game_as_it_stands(table):
+    """The menu once returned to the screen it was opened over: a phone giver's pick under it
+    left the panel on a hand-off for a round being guessed, and the quit question then asked
+    from the reveal went back to a guessing screen with nothing to guess (a ValueError that
+    stopped the simulator)."""
+    from hal.inputs.events import PRESS, RELEASE, InputEvent
+
+    giver, *others = seated_three(table)
+    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+    table.app.events.put(InputEvent("start", PRESS, 0.0))  # held since long ago: the host menu
+    table.wait_until(lambda: table.app.ui.screen == "host")
+    table.app.events.put(InputEvent("start", RELEASE, 1e9))
+    giver.send("choose", cell=card[0])
+    others[0].view(lambda v: v["game"]["phase"] == "clue1")
+    table.settle()
+    assert table.app.ui.screen == "host" and table.app.ui.menu_return[0] == "play"
+    table.press("b")  # continue: the game as it now stands
+    table.wait_until(lambda: table.app.ui.screen == "play")

@@ -27,7 +27,7 @@ from console.game.rules import ChooseTarget, Clue, GameState, Next, Place, SkipC
 from console.play import controller
 from console.play.controller import Step, apply_action, new_game_action
 from console.play.secret import dealt
-from console.view.ui import CENTRE, SetupChoices, Ui
+from console.view.ui import CENTRE, MENU_SCREENS, SetupChoices, Ui
 
 GAME_VERBS = ("cursor", "place", "take_back", "confirm", "choose", "clue", "pass", "next")
 HOST_VERBS = ("new_game", "brightness", "abandon")
@@ -75,6 +75,23 @@ class Refusal(RuleError):
 
 
 def handle_remote(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
+    return _under_the_menu(ui, _handle(game, ui, cmd, t, rng))
+
+
+def _under_the_menu(ui: Ui, step: Step) -> Step:
+    """A request done while the panel shows a menu over the game (the host menu, brightness, the
+    quit question) changes the game under it: the menu stays, and closing it shows the game as it
+    now stands (it returned to the screen it was opened over, which may no longer fit the game).
+    A request that ends the game (the host abandons it) closes the menu with it."""
+    if (ui.menu_return is None or ui.screen not in MENU_SCREENS or step.ui.screen in MENU_SCREENS
+            or step.game is None):
+        return step
+    kept = replace(step.ui, screen=ui.screen, since=ui.since, choice=ui.choice, menu_item=ui.menu_item,
+                   menu_return=(step.ui.screen, step.ui.since))
+    return replace(step, ui=kept)
+
+
+def _handle(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
     if cmd.verb in HOST_VERBS:
         if not cmd.host:
             raise Refusal("host_only", "only the host can do that (the first seat taken, or whoever gave the host PIN)")
