@@ -150,10 +150,16 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False):
     from console.web.replay import ReplayRoom
     from console.web.seats import new_room_code
 
+    panels: list[PanelStream] = []
+
+    def panel_routes(hub):
+        panels.append(PanelStream(hub, app.stage, app.events if controls else None))
+        return panels[0].routes()
+
     web = WebCompanion(config.web, config.players.colors, app.events, app.store, more_routes=[
-        lambda hub: PanelStream(hub, app.stage, app.events if controls else None).routes(),
-        lambda hub: ReplayRoom(app.stage, app.events).routes(),
+        panel_routes, lambda hub: ReplayRoom(app.stage, app.events).routes(),
     ])
+    web.room.live_view = panels[0].live_viewer  # WLED's live view on the phones' /ws
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code
     app.sources.append(web)

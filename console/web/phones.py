@@ -16,7 +16,7 @@ import json
 import logging
 import time
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,7 +25,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand, SeatsHeld
 from console.web.hub import Hub
-from console.web.messages import Message, MessageError, message_json, parse_message
+from console.web.messages import Message, MessageError, live_view_switch, message_json, parse_message
 from console.web.pacing import Pacer, TooFast
 from console.web.seats import Attempts, SeatBook, SeatError, guesser, is_token
 from console.web.server import origin_allowed
@@ -65,6 +65,9 @@ class PhoneRoom:
         self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
+        # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
+        # message is {"lv": true} is served the panel's frames instead of a seat
+        self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
         self._assets["/i18n/languages.json"] = (languages_json(), _JSON)
 
@@ -122,6 +125,7 @@ class PhoneConnection:
         self._last_view = ""
         self._woken = False
         self.flooded = False
+        self.live_view = False  # the first message was WLED's {"lv": true}
         self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
         self.pacer = Pacer(room.clock)
         client = websocket.client
@@ -156,6 +160,8 @@ class PhoneConnection:
         finally:
             unsubscribe()
             writer.cancel()
+        if self.live_view:
+            await self.room.live_view(self.websocket)
 
     async def _write(self) -> None:
         try:
@@ -184,6 +190,9 @@ class PhoneConnection:
             if raw["type"] == "websocket.disconnect":
                 return
             self.messages_read += 1
+            if self.messages_read == 1 and self.room.live_view and live_view_switch(raw.get("text")):
+                self.live_view = True  # WLED's live view, not a phone: `run` hands it over
+                return
             try:
                 if self.pacer.take():
                     message = parse_message(raw.get("text"), self.last_n)
