@@ -157,7 +157,7 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False):
         return panels[0].routes()
 
     web = WebCompanion(config.web, config.players.colors, app.events, app.store, more_routes=[
-        panel_routes, lambda hub: ReplayRoom(app.stage, app.events).routes(),
+        panel_routes, lambda hub: ReplayRoom(app.stage, app.store).routes(),
     ])
     web.room.live_view = panels[0].live_viewer  # WLED's live view on the phones' /ws
     web.start()

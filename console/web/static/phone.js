@@ -14,6 +14,7 @@ let lastViewText = "";
 let selected = null;       // the cell this phone has picked (a guess, or a free target), by name
 let showTarget = false, targetOf = null;  // the giver's target on show, and for which round
 let menuOpen = false, confirming = false, hostMenuOpened = false;
+let playersChosen = false;  // the host changed the player count: seats taken later leave it alone
 let cursorTimer = null, cursorDue = null, cursorSentAt = 0;
 let myMove = false, wakeLock = null;
 
@@ -383,6 +384,7 @@ function renderMenu(g) {
   show("host-game", view.host && under);
   show("host-bright", view.host);
   show("pin-form", view.host_pin && !view.host);
+  if (setupNow && !playersChosen && $("h-players").value !== String(seatedPlayers())) fillSetup();  // a phone sat down
   if (setupNow) describePlayers();
 }
 
@@ -485,11 +487,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("show-target").onclick = () => { showTarget = !showTarget; render(); };
   $("menu").onclick = () => { menuOpen = !menuOpen; confirming = false; if (menuOpen) fillSetup(); render(); };
   $("menu-close").onclick = () => { closeSheets(); render(); };
-  $("h-players").onchange = () => { fillFirstGiver(); describePlayers(); };
+  $("h-players").onchange = () => { playersChosen = true; fillFirstGiver(); describePlayers(); };
   $("h-start").onclick = () => {
     const first = $("h-first").value;
     send("new_game", { players: Number($("h-players").value), variant: $("h-variant").value,
                        first_giver: first === "" ? null : Number(first) });
+    playersChosen = false;
     closeSheets();
   };
   $("h-abandon").onclick = () => { confirming = true; render(); $("confirm-no").focus(); };
