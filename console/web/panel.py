@@ -5,11 +5,13 @@ one binary websocket message, the byte 'L', the version 2, the width and the hei
 G, B byte per LED, row by row from the top left. 4 + 1,536 bytes for the 32 x 16 panel, sent only
 when it differs from the last one that connection got. The colours are `OutputStage.seen`: each
 LED's light after brightness, gamma, the current limiter and the driver, restored to full
-brightness and un-gammaed as WLED's own preview does, so the page shows what the panel shows.
+brightness and un-gammaed (WLED's own sends the colours before brightness and gamma), so the page
+shows what the panel shows.
 
 Routes (one page, `panel.html`, for all three):
   /panel, /panel/ws   the spectator view of the real panel (a second screen, a projector);
-                      read-only: anything the page sends is refused
+                      read-only: anything the page sends is refused but WLED's {"lv": true}, which
+                      turns on a frame every 40 ms (also on the phones' /ws, where WLED's page connects)
   /sim, /sim/ws       with `hues-console sim --web`: the same page with the terminal
                       simulator's keys and on-screen buttons; presses go on the app's queue
 
