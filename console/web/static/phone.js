@@ -263,7 +263,10 @@ function renderGame() {
 function renderScores(g) {
   const scores = $("scores");
   if (!g) { scores.replaceChildren(); return; }
-  scores.replaceChildren(...g.colors.map((color, p) => {
+  const round = Object.assign(document.createElement("span"), { className: "score round" });
+  round.setAttribute("role", "listitem");
+  round.textContent = g.tiebreak ? t("scores.tiebreak") : t("scores.round", { round: g.round, rounds: g.rounds });
+  scores.replaceChildren(round, ...g.colors.map((color, p) => {
     const s = document.createElement("span");
     s.className = "score" + (g.turn === p ? " turn" : "");
     s.setAttribute("role", "listitem");
