@@ -155,7 +155,7 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False, limits=N
     limits = limits or LIMITS
     web = WebCompanion(config.web, config.players.colors, app.events, app.store, limits=limits, more_routes=[
         lambda hub: PanelStream(hub, app.stage, app.events if controls else None, limits=limits).routes(),
-        lambda hub: ReplayRoom(app.stage, app.events, limits=limits).routes(),
+        lambda hub: ReplayRoom(app.stage, app.store, limits=limits).routes(),
     ])
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code
