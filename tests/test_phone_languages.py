@@ -64,7 +64,7 @@ def worst_case(messages: dict[str, str], key: str) -> str:
     colours = sorted((v for k, v in messages.items() if k.startswith("color.")), key=len, reverse=True)
     names = messages["list.join"].format(first=", ".join(colours[:2]), last=colours[2])
     values = {"color": colours[0], "host": colours[0], "giver": colours[0], "player": colours[0], "names": names,
-              "cell": "P30", "round": "10", "rounds": "10", "players": "10", "points": "30", "total": "30",
+              "cell": "P30", "round": "10", "rounds": "10", "players": "10", "phones": "32", "points": "30", "total": "30",
               "seconds": "60", "first": colours[0], "last": colours[1]}
     return messages[key].format(**values)
 

@@ -44,8 +44,9 @@ from console.view import font, screens
 from console.view.render import ROOM_CODE_Y, describe, render
 from console.web.hub import Hub, Snapshot, changed_event
 from console.web.messages import live_view_switch, message_json
-from console.web.pacing import Pacer, TooFast
-from console.web.phones import POLICY_VIOLATION, asset
+from console.web.pacing import DevicePacers, Pacer, TooFast
+from console.web.limits import LIMITS, Limits, Pool
+from console.web.phones import POLICY_VIOLATION, asset, client_address, take_place
 from console.web.server import origin_allowed
 from hal.frame import Frame
 from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent
@@ -59,7 +60,6 @@ LIVE_VIEW_S = 0.04
 PAGE = "text/html; charset=utf-8"
 ASSETS = {"/panel.js": ("panel.js", "text/javascript; charset=utf-8"),
           "/panel.css": ("panel.css", "text/css; charset=utf-8")}
-MAX_VIEWERS = 16
 SIM_RATE_PER_S = 60.0  # /sim's presses, repeats and releases: a held key repeats up to 50 times a second
 
 
@@ -133,10 +133,12 @@ class PanelStream:
     whose page is also the console's controls."""
 
     def __init__(self, hub: Hub, stage: OutputStage, events: Any = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, limits: Limits = LIMITS) -> None:
         self.hub, self.stage, self.events, self.clock = hub, stage, events, clock  # the clock paces pages too
         self.pause: Callable[[float], Any] = asyncio.sleep  # a page past the rate waits this long to be read
-        self.viewers = 0
+        self.viewers = Pool(limits.viewers, limits.viewers_per_device, limits.local)
+        self._spectators = DevicePacers(clock, local=limits.local)
+        self._controls = DevicePacers(clock, SIM_RATE_PER_S, local=limits.local)
         self._page = asset("panel.html")
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
         self._encoded: dict[bool, tuple[Frame | None, bytes | None]] = {False: (None, None), True: (None, None)}
@@ -173,25 +175,25 @@ class PanelStream:
         return json.dumps({"t": "hint", "text": describe(snapshot.game, snapshot.ui)})
 
     async def spectator(self, websocket: WebSocket) -> None:
-        await self._serve(websocket, self._spectate, Pacer(self.clock), spectator=True)
+        await self._serve(websocket, self._spectate, self._spectators(client_address(websocket)), spectator=True)
 
     async def live_viewer(self, websocket: WebSocket) -> None:
         """A WLED live-view client that asked on the phones' /ws (where WLED's own page connects,
         `connectWs` in wled00/data/common.js): the spectator's frames every 40 ms."""
-        await self._serve(websocket, self._spectate, Pacer(self.clock), spectator=True, live=True)
+        await self._serve(websocket, self._spectate, self._spectators(client_address(websocket)), spectator=True,
+                          live=True)
 
     async def controls(self, websocket: WebSocket) -> None:
-        await self._serve(websocket, self._press, Pacer(self.clock, SIM_RATE_PER_S))
+        await self._serve(websocket, self._press, self._controls(client_address(websocket)))
 
     async def _serve(self, websocket: WebSocket, on_text: Callable[[Watcher, str | None], Any],
                      pacer: Pacer, spectator: bool = False, live: bool = False) -> None:
         """`live`: a live-view client on a websocket accepted already (the phones')."""
-        if not live and not origin_allowed(websocket.headers) or self.viewers >= MAX_VIEWERS:
+        if not (live or origin_allowed(websocket.headers)) or not take_place(self.viewers, websocket):
             await websocket.close(code=POLICY_VIOLATION)
             return
         if not live:
             await websocket.accept()
-        self.viewers += 1
         changed, wake = changed_event()
         watcher = Watcher(websocket, live, wake)
         unsubscribe = self.hub.subscribe(wake)
@@ -212,7 +214,7 @@ class PanelStream:
         finally:
             unsubscribe()
             writer.cancel()
-            self.viewers -= 1
+            self.viewers.leave(websocket)
 
     async def _write(self, watcher: Watcher, changed: asyncio.Event, spectator: bool) -> None:
         """Send the frame and the hint whenever they change, the current ones first; to a live-view

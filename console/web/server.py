@@ -26,6 +26,9 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from console.web.guard import Guard
+from console.web.limits import LIMITS, Limits
+
 # Every message a phone sends is small (a verb and a cell); uvicorn closes a websocket whose
 # frame is larger than this before the app sees it (websockets' max_size).
 MAX_MESSAGE_BYTES = 1024
@@ -136,10 +139,10 @@ def origin_allowed(headers) -> bool:
 class WebServer:
     """uvicorn serving `app` on (address, port) in a daemon thread; port 0 picks a free one."""
 
-    def __init__(self, app: ASGIApp, address: str, port: int) -> None:
+    def __init__(self, app: ASGIApp, address: str, port: int, limits: Limits = LIMITS) -> None:
         self._socket = systemd_socket()
         if self._socket is not None:
-            self._serve(app)
+            self._serve(app, limits)
             if (self.address, self.port) != (address, port):
                 log.warning("web: systemd listens on %s port %s, the configuration says %s port %s: "
                             "run the installer again to move the socket", self.address, self.port, address, port)
@@ -154,14 +157,17 @@ class WebServer:
             raise WebServerError(f"web: cannot listen on {address}:{port} ({exc.strerror or exc})") from None
         except (ValueError, UnicodeError) as exc:
             raise WebServerError(f"web: {address!r} is not an address to listen on ({exc})") from None
-        self._serve(app)
+        self._serve(app, limits)
 
-    def _serve(self, app: ASGIApp) -> None:
+    def _serve(self, app: ASGIApp, limits: Limits) -> None:
         self.address, self.port = self._socket.getsockname()[:2]
+        self.guard = Guard(limits)  # connections per device and in all, request deadlines
+        http, ws = self.guard.protocols()
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio",
+            app, log_level="warning", access_log=False, lifespan="off", http=http, ws=ws,
             ws_max_size=MAX_MESSAGE_BYTES, ws_ping_interval=20.0, ws_ping_timeout=20.0,
-            limit_concurrency=64, server_header=False, date_header=False, timeout_graceful_shutdown=1,
+            limit_concurrency=None, timeout_keep_alive=limits.keep_alive_s, backlog=limits.backlog,
+            server_header=False, date_header=False, timeout_graceful_shutdown=1,
             proxy_headers=False,  # no proxy stands before the box: X-Forwarded-For is the client's say-so
         )
         self._server = uvicorn.Server(config)
