@@ -5,8 +5,9 @@ uvicorn itself times out only a connection that is idle after an answer (timeout
 connection that never sends, or sends its headers a byte at a time (slowloris), is kept for
 ever, and limit_concurrency counts those, so 70 of them made every request a 503; 1,100 took all
 the unit's file descriptors. Here each connection holds a place in a `limits.Pool` from
-`connection_made` to `connection_lost`, and one that owes the server a request is closed
-`request_s` after it connected or was last answered.
+`connection_made` to `connection_lost` (one refused never gets further than the `Door`), and
+one that owes the server a request is closed `request_s` after it connected or was last
+answered.
 
 uvicorn hands a connection's transport from its HTTP protocol (h11 here) to its websocket
 protocol on an upgrade (h11_impl.py `handle_websocket_upgrade`: `transport.set_protocol`), so
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
+import socket
 from typing import Any, Callable
 
 import h11
@@ -26,6 +29,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from console.web.limits import Limits, Pool
+
+log = logging.getLogger("hues-console")
 
 # Every message read is parsed and queued at once, and reading pauses only after that
 # (websockets_sansio_impl.py `send_receive_event_to_app`): asyncio's 256 KiB reads of tiny frames
@@ -40,10 +45,66 @@ class Guard:
 
     def __init__(self, limits: Limits) -> None:
         self.pool = Pool(limits.connections, limits.connections_per_device, limits.local)
-        self.request_s = limits.request_s
+        self.request_s, self.backlog = limits.request_s, limits.backlog
+        self._listening: tuple[asyncio.AbstractEventLoop, socket.socket, Callable[[], asyncio.Protocol]] | None = None
+        self._told_full = False
+
+    # --- accepting: a refused connection costs an accept() and a close() ------------------------
+
+    def listen(self, sock: socket.socket, protocol: Callable[[], asyncio.Protocol]) -> None:
+        """Accept connections on `sock` in the running loop, each with `protocol` (uvicorn's).
+        asyncio's own accept made a transport, a task and a protocol for each connection before
+        anyone could look at its address: refusing 2,000 connections a second that way took
+        the whole server thread."""
+        sock.listen(self.backlog)
+        sock.setblocking(False)
+        self._listening = asyncio.get_running_loop(), sock, protocol
+        self._listening[0].add_reader(sock.fileno(), self._accept)
+
+    @property
+    def listening(self) -> bool:
+        return self._listening is not None
+
+    def stop_listening(self) -> None:
+        if self._listening is not None:
+            loop, sock, _ = self._listening
+            self._listening = None
+            loop.remove_reader(sock.fileno())
+
+    def _accept(self) -> None:
+        assert self._listening is not None
+        loop, sock, protocol = self._listening
+        for _ in range(self.backlog):
+            try:
+                connection, peer = sock.accept()
+            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                return
+            except OSError as error:  # out of files (EMFILE, ENFILE) or buffers: as asyncio does, wait a second
+                if not self._told_full:
+                    log.warning("web: cannot accept connections (%s): waiting a second", error.strerror or error)
+                    self._told_full = True
+                loop.remove_reader(sock.fileno())
+                loop.call_later(1.0, lambda: self._listening and loop.add_reader(sock.fileno(), self._accept))
+                return
+            if not self.pool.has_room(peer[0] if isinstance(peer, tuple) else "?"):
+                connection.close()
+                continue
+            connection.setblocking(False)
+            loop.create_task(self._serve(loop, connection, protocol))
+
+    @staticmethod
+    async def _serve(loop: asyncio.AbstractEventLoop, connection: socket.socket,
+                     protocol: Callable[[], asyncio.Protocol]) -> None:
+        try:
+            await loop.connect_accepted_socket(protocol, connection)
+        except OSError:  # gone before it was served
+            connection.close()
 
     def protocols(self) -> tuple[Callable[..., asyncio.Protocol], Callable[..., asyncio.Protocol]]:
-        return (functools.partial(GuardedHttp, guard=self), functools.partial(GuardedWebSocket, guard=self))
+        def door(**uvicorns: Any) -> Door:
+            return Door(self, lambda: GuardedHttp(guard=self, **uvicorns))
+
+        return door, functools.partial(GuardedWebSocket, guard=self)
 
     def enter(self, transport: asyncio.Transport) -> bool:
         """Whether a new connection may stay; one whose place it took is closed at once."""
@@ -53,6 +114,23 @@ class Guard:
         if pushed is not None:
             pushed.abort()  # not close(): that would wait for a peer that does not read
         return entered
+
+
+class Door(asyncio.Protocol):
+    """What a new connection meets first: only one with a place in the pool is handed to
+    uvicorn's HTTP protocol, so one refused costs no HTTP parser (refusing a flood of
+    connections was most of the server's time)."""
+
+    def __init__(self, guard: Guard, http: Callable[[], GuardedHttp]) -> None:
+        self.guard, self.http = guard, http
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if not self.guard.enter(transport):  # type: ignore[arg-type]
+            transport.abort()  # type: ignore[attr-defined]
+            return
+        http = self.http()
+        transport.set_protocol(http)
+        http.connection_made(transport)  # type: ignore[arg-type]
 
 
 class GuardedHttp(H11Protocol):
@@ -65,9 +143,6 @@ class GuardedHttp(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if not self.guard.enter(transport):
-            transport.abort()
-            return
         self._watch()
 
     def data_received(self, data: bytes) -> None:

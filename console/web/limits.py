@@ -97,16 +97,19 @@ class Pool:
         self._held: OrderedDict[Hashable, str] = OrderedDict()  # connection -> device, oldest first
         self._counts: dict[str, int] = {}
 
+    def has_room(self, address: str) -> bool:
+        """Whether a connection from `address` would get a place (perhaps another's)."""
+        if self._counts.get(device(address), 0) >= self.per_device and not is_local(address, self.local):
+            return False
+        return len(self._held) < self.size or max(self._counts.values()) >= 2
+
     def enter(self, address: str, item: Hashable) -> tuple[bool, Hashable | None]:
         """(whether `item` got a place, the connection it took the place of, to be closed)."""
-        who = device(address)
-        if self._counts.get(who, 0) >= self.per_device and not is_local(address, self.local):
+        if not self.has_room(address):
             return False, None
-        pushed = None
+        who, pushed = device(address), None
         if len(self._held) >= self.size:
             most = max(self._counts, key=self._counts.__getitem__)
-            if self._counts[most] < 2:
-                return False, None
             pushed = next(held for held, whose in self._held.items() if whose == most)
             self.leave(pushed)
         self._held[item] = who

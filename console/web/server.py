@@ -12,6 +12,7 @@ own SIGTERM handling stays in charge; `stop()` asks the server to exit and waits
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import os
@@ -171,6 +172,7 @@ class WebServer:
             proxy_headers=False,  # no proxy stands before the box: X-Forwarded-For is the client's say-so
         )
         self._server = uvicorn.Server(config)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.Thread(target=self._run, name="hues-web", daemon=True)
 
     @property
@@ -182,16 +184,36 @@ class WebServer:
         self._thread.start()
         deadline = threading.Event()
         for _ in range(int(timeout_s / 0.005)):
-            if self._server.started or not self._thread.is_alive():
+            if self.guard.listening or not self._thread.is_alive():
                 break
             deadline.wait(0.005)
-        if not self._server.started:
+        if not self.guard.listening:
             raise WebServerError(f"web: the server on {self.url} did not start")
 
     def _run(self) -> None:
-        self._server.run(sockets=[self._socket])
+        asyncio.run(self._serve_guarded())  # the default loop, as uvicorn's own run() without uvloop
+
+    async def _serve_guarded(self) -> None:
+        """uvicorn serving, with the guard accepting its connections (`Guard.listen`)."""
+        serving = asyncio.ensure_future(self._server.serve(sockets=[]))  # uvicorn listens on nothing itself
+        while not (self._server.started or serving.done()):
+            await asyncio.sleep(0.005)
+        if self._server.started:
+            server, config = self._server, self._server.config
+            self._loop = asyncio.get_running_loop()
+            self.guard.listen(self._socket, lambda: config.http_protocol_class(
+                config=config, server_state=server.server_state, app_state=server.lifespan.state))
+        try:
+            await serving
+        finally:
+            self.guard.stop_listening()
 
     def stop(self, timeout_s: float = 2.0) -> None:
+        if self._loop is not None and self._thread.is_alive():
+            try:  # no new connection while the server shuts down
+                self._loop.call_soon_threadsafe(self.guard.stop_listening)
+            except RuntimeError:  # its loop has closed
+                pass
         self._server.should_exit = True
         if self._thread.is_alive():
             self._thread.join(timeout_s)
