@@ -179,6 +179,8 @@ def test_a_console_restart_keeps_the_seats_and_the_game(redis_server):
 
 def test_phones_and_the_joystick_mix(table):
     guessers = [table.phone().join(table.code, 1), table.phone()]  # red and yellow play on the joystick
+    guessers[1].send("join", code=table.code)  # a guest in the room, without a colour
+    guessers[1].expect("admitted")
     guessers[0].send("new_game", players=3, variant="cards", first_giver=0)
     guessers[0].view(lambda v: v["game"] is not None)
     assert guessers[1].view(lambda v: v["game"] is not None)["open"] == list(range(3, 10))  # not red nor yellow
