@@ -122,6 +122,9 @@ def test_play_on_the_sim_png_driver_takes_the_keys_and_writes_the_picture(isolat
             if self.polls == 2:
                 self.events.put(InputEvent(QUIT, PRESS, now))
 
+        def next_poll(self, now):
+            return now  # like the terminal: looked at every frame
+
     picture = tmp_path / "panel.png"
     (tmp_path / "console.yaml").write_text(
         f"store:\n  url: memory://\ndriver:\n  name: sim-png\n  sim_png:\n    path: {picture}\n    scale: 1\n")

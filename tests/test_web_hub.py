@@ -86,6 +86,9 @@ def test_play_with_the_web_on_serves_while_it_runs_and_stops_with_it(tmp_path, m
                 answered.append(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).status)
                 self.events.put(InputEvent(QUIT, PRESS, now))
 
+        def next_poll(self, now):
+            return now  # like the terminal: looked at every frame
+
     picture = tmp_path / "panel.png"
     config = tmp_path / "console.yaml"
     config.write_text(f"store:\n  url: memory://\nweb:\n  enabled: true\n  port: {port}\n"

@@ -21,7 +21,8 @@ import time
 from dataclasses import replace
 
 from console.game import rules
-from console.play.app import ConsoleApp, run_realtime
+from console.play.app import ConsoleApp
+from console.play.loop import run_realtime
 from console.game.board import ALL_CELLS, Cell, distance
 from console.view.render import render
 from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
@@ -139,7 +140,7 @@ def latency_figures(seconds: float = 4.0, fps: int = 60, web: bool = False) -> d
             now = time.monotonic()
             sent.append(now)
             events.put(InputEvent(rng.choice(("left", "right")), PRESS, now))
-        app.running = False
+        app.stop()
 
     thread = threading.Thread(target=presser)
     thread.start()
@@ -172,7 +173,7 @@ def idle_cpu_figure(seconds: float = 3.0, fps: int = 60, web: bool = False) -> f
     app = started_app()
     app.ui = replace(app.ui, screen="brightness")
     stop_web = _serve_one_phone(app) if web else None
-    stop = threading.Timer(seconds, lambda: setattr(app, "running", False))
+    stop = threading.Timer(seconds, app.stop)
     wall, cpu = time.monotonic(), time.process_time()
     stop.start()
     run_realtime(app, fps, start=False)

@@ -12,7 +12,7 @@ from console.commands.common import UsageError
 from console.commands.session import closing_app
 from console.commands.wiring import attach_web, build_app
 from console.config.loader import load_config
-from console.play.app import run_realtime
+from console.play.loop import run_realtime
 from console.web.server import WebServerError
 
 

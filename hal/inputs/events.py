@@ -44,6 +44,9 @@ class InputConfigError(ValueError):
     """The input wiring or timing settings cannot work (unknown button, pin used twice, ...)."""
 
 
+_WAKE = object()  # on the queue: not an event, only a reason for the loop to look now
+
+
 class EventQueue:
     """The thread-safe queue input sources put events on, which the app loop can also block on
     between frames: a press from a GPIO callback wakes the loop at once instead of waiting for
@@ -55,6 +58,11 @@ class EventQueue:
 
     def put(self, event: InputEvent) -> None:
         self._queue.put(event)
+
+    def wake(self) -> None:
+        """Wake a loop blocked in `wait` without an event (to stop it); safe in a signal handler
+        (SimpleQueue.put is reentrant)."""
+        self._queue.put(_WAKE)
 
     def wait(self, timeout: float) -> bool:
         """Block up to `timeout` seconds until an event is waiting; True when one is."""
@@ -73,4 +81,4 @@ class EventQueue:
             try:
                 events.append(self._queue.get_nowait())
             except queue.Empty:
-                return events
+                return [event for event in events if event is not _WAKE]
