@@ -702,3 +702,12 @@ def test_a_pi3_the_binding_does_not_know_is_named_at_install_time(tmp_path):
     assert result.returncode == 0
     assert "note: rpi-ws281x 5.0.0 does not know this board (Raspberry Pi 3 Model B Rev 1.2, " \
            "revision 0xa52082;" in result.stderr and "docs/MAKERS.md" in result.stderr
+
+
+def test_the_sticker_works_on_the_installed_config(pi4, capsys):
+    from console.commands.main import main
+
+    ok(pi4.install())
+    out = pi4.root / "sticker.svg"
+    assert main(["sticker", "--config", str(pi4.root / ETC_CONFIG), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"{out}: a QR code for http://") and out.exists()

@@ -4,6 +4,7 @@ the joystick finds the card cell it points at (issue 10, goal 5)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -51,6 +52,22 @@ def test_the_handoff_says_look_away_beside_the_givers_colour():
     assert words == text_at("LOOK", 1, 2) | text_at("AWAY", 1, 9)
     assert len(lit(frame, (255, 230, 0))) >= 100  # the giver's (yellow) swatch
     assert "look away" in describe(state, Ui(screen="handoff"))
+
+
+def test_with_a_phone_giver_the_handoff_says_the_phone_and_nobody_looks_away():
+    state = game(giver=2)
+    ui = Ui(screen="handoff", phone_seats=(2,))
+    for t in (0.1, 0.6, 1.1, 1.6):  # the dots run; no LOOK AWAY, no blinking A, at any instant
+        frame = render(state, replace(ui, armed_at=t - 0.1), t)
+        white = lit(frame, WHITE)
+        assert not text_at("LOOK", 1, 2) <= white and not text_at("AWAY", 1, 9) <= white
+        assert lit(frame, (255, 230, 0)) == lit(frame, (255, 230, 0), 5, 10, 3, 11)  # no blinking A
+        assert len(lit(frame, (255, 230, 0))) == 40  # the phone's screen in the giver's yellow
+    hint = describe(state, ui)
+    assert "on their phone" in hint and "look away" not in hint and "twice" not in hint
+    _, after = press(state, ui, "a", 1.0)
+    _, after = press(state, after, "a", 1.2)
+    assert after.screen == "handoff"  # the joystick cannot open a phone giver's card
 
 
 def test_one_press_of_a_does_not_open_the_secret_two_do():

@@ -129,17 +129,26 @@ def test_a_device_that_a_restart_picks_up_exits_75_so_systemd_restarts(tmp_path,
     def build(name, sources, hint):
         raise DeviceNotReadyError("/dev/leds0 appeared after the service started")
 
-    assert run_interactive(config, False, "play", build) == os.EX_TEMPFAIL == 75
+    assert run_interactive(config, "leds-dev", build) == os.EX_TEMPFAIL == 75
     assert "appeared after the service started" in capsys.readouterr().err
 
 
 def test_diag_starts_with_the_boot_time_line(tmp_path, capsys, monkeypatch):
-    from console.commands.common import UsageError
+    from console.commands import session
     from console.commands.diag import diag_main
+    from hal.inputs.events import PRESS, QUIT, InputEvent
+
+    class QuitAtOnce:  # the keyboard of a terminal the check was given
+        def __init__(self, events):
+            events.put(InputEvent(QUIT, PRESS, 0.0))
+
+        def poll(self, now):
+            pass
 
     config = tmp_path / "console.yaml"
-    config.write_text("store:\n  url: memory://\n")
-    monkeypatch.setattr("sys.stdin", open(os.devnull))  # no terminal: the keyboard cannot open
-    with pytest.raises(UsageError):
-        diag_main(str(config), simulator=True, script=None, png=None)
+    config.write_text(f"store:\n  url: memory://\ndriver:\n  name: sim-png\n  sim_png:\n"
+                      f"    path: {tmp_path / 'panel.png'}\n")
+    monkeypatch.setattr(session, "need_terminal", lambda name, command: None)
+    monkeypatch.setattr(session, "open_keyboard", QuitAtOnce)
+    assert diag_main(str(config), simulator=False, script=None, png=None) == 0
     assert capsys.readouterr().out.startswith("boot to first frame: not measured yet")

@@ -50,3 +50,13 @@ def test_bad_arguments_are_one_line_and_status_2(args, message, capsys):
     assert main(["sticker", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1
+
+
+def test_on_the_default_config_it_says_in_one_line_what_to_set_and_where(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("HUES_CONFIG", raising=False)
+    config = tmp_path / "console.yaml"
+    config.write_text("# the packaged defaults\n")
+    assert main(["sticker", "--config", str(config), "--out", str(tmp_path / "x.svg")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and not (tmp_path / "x.svg").exists()
+    assert f"set web.enabled: true and web.address: 0.0.0.0 in {config}" in err

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console.web.panel import PanelMessageError, Throttle, parse_press
+from console.web.pacing import Throttle
+from console.web.panel import PanelMessageError, parse_press
 from console.web.replay import ReplayError, parse_time
 from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent
 from tests.fakes import FakeClock
@@ -81,3 +82,32 @@ def test_a_press_is_strict_json_like_the_record(text):
 def test_a_moment_is_strict_json_like_the_record(text):
     with pytest.raises(ReplayError, match=r"^ask for a moment as"):
         parse_time(text.replace("%s", "t"), 10.0)
+
+
+HUGE = ("1" + "0" * 400, "-" + "9" * 400, "1e400", "-1e400", str(2**53 + 1))
+
+
+def every_numeric_place(number: str) -> list[tuple]:
+    """(parse, its error, text) with `number` in each field of each web message in turn: the
+    replay's moment, a panel press, and every field (and `n`, and one too many) of every phone
+    message, numeric or not."""
+    from console.web.messages import FIELDS, MessageError, parse_message
+
+    cases = [(lambda text: parse_time(text, 10.0), ReplayError, '{"t": %s}' % number),
+             (parse_press, PanelMessageError, '{"press": %s}' % number)]
+    for verb, fields in FIELDS.items():
+        for field in ["n", *fields, "extra"]:
+            values = {"t": json.dumps(verb), "n": "1", **{name: '"x"' for name in fields}, field: number}
+            text = "{" + ", ".join(f'"{k}": {v}' for k, v in values.items()) + "}"
+            cases.append((lambda text: parse_message(text, 0), MessageError, text))
+    return cases
+
+
+@pytest.mark.parametrize("number", HUGE)
+def test_a_number_no_page_sends_is_refused_in_every_field_of_every_message(number):
+    """A number beyond what a page's JavaScript sends: the parser's own one-line refusal, never
+    another exception (a 400-digit t made the replay page's check raise OverflowError)."""
+    for parse, error, text in every_numeric_place(number):
+        with pytest.raises(error) as refused:
+            parse(text)
+        assert str(refused.value) and "\n" not in str(refused.value), text

@@ -305,19 +305,25 @@ def test_a_public_host_name_is_refused_against_dns_rebinding(table):
     assert host_allowed("hues") and not host_allowed("hues.example.com") and not host_allowed("")
 
 
-def test_replay_pages_are_capped_and_share_one_frame_rate(table):
-    """Each replay frame is drawn in the interpreter the panel's loop shares: twenty pages asking
-    as fast as they could made the panel's frames up to 110 ms late."""
+def replay_url(table) -> str:
+    """The replay websocket of a game stored just now (the table left idle)."""
     from console.game.record import action_to_json
     from console.game.rules import NewGame
     from console.play.remote import Chore
-    from console.web.replay import MAX_REPLAY_VIEWERS
 
     ids = []
     table.app.events.put(Chore(lambda store: ids.append(store.start_game(action_to_json(NewGame(players=3))))))
     table.settle()
-    table.app.events.put(Chore(lambda store: store.abandon()))  # a record to play back, the table left idle
-    url = table.url.replace("http", "ws") + f"/replay/{ids[0]}/ws"
+    table.app.events.put(Chore(lambda store: store.abandon()))
+    return table.url.replace("http", "ws") + f"/replay/{ids[0]}/ws"
+
+
+def test_replay_pages_are_capped_and_share_one_frame_rate(table):
+    """Each replay frame is drawn in the interpreter the panel's loop shares: twenty pages asking
+    as fast as they could made the panel's frames up to 110 ms late."""
+    from console.web.replay import MAX_REPLAY_VIEWERS
+
+    url = replay_url(table)
     with contextlib.ExitStack() as stack:
         for _ in range(MAX_REPLAY_VIEWERS):
             page = stack.enter_context(connect(url, origin=table.url, open_timeout=5))
@@ -330,7 +336,7 @@ def test_replay_pages_are_capped_and_share_one_frame_rate(table):
 
 
 def test_connections_sharing_a_throttle_take_slots_one_period_apart():
-    from console.web.panel import Throttle
+    from console.web.pacing import Throttle
 
     clock, woken = FakeClock(10.0), []
 
@@ -345,3 +351,49 @@ def test_connections_sharing_a_throttle_take_slots_one_period_apart():
 
     in_own_loop(three_at_once())
     assert woken == [10.01, 10.02]  # the first went at once; none share an instant
+
+
+@contextlib.contextmanager
+def server_errors():
+    """The records the server's thread logs at ERROR (uvicorn's 'Exception in ASGI application'
+    and ours): its loggers do not reach pytest's caplog (uvicorn's do not propagate)."""
+    import logging
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = records.append
+    loggers = [logging.getLogger(name) for name in ("uvicorn.error", "hues-console")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    try:
+        yield records
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
+
+
+def test_a_huge_number_on_a_replay_page_is_refused_without_a_traceback(table):
+    with server_errors() as errors, connect(replay_url(table), origin=table.url, open_timeout=5) as page:
+        page.send('{"t": 1%s}' % ("0" * 400))
+        assert json.loads(page.recv(timeout=5)) == {"t": "refused", "why": 'ask for a moment as {"t": seconds}'}
+        page.send('{"t": 0}')
+        page.recv(timeout=5)  # still played back: the frame, then "shown"
+        assert json.loads(page.recv(timeout=5))["t"] == "shown"
+    assert not errors
+
+
+def test_x_forwarded_for_is_not_believed(table):
+    """uvicorn believes X-Forwarded-For from loopback by default (proxy_headers,
+    forwarded_allow_ips "127.0.0.1,::1"): one socket could pose as as many guessers as it liked."""
+    url = table.url.replace("http://", "ws://") + "/ws"
+    answers = []
+    for i in range(6):
+        with connect(url, origin=table.url, open_timeout=5,
+                     additional_headers={"X-Forwarded-For": f"10.9.8.{i}"}) as phone:
+            phone.send(json.dumps({"t": "join", "n": 1, "code": "XXXX"}))
+            answer = {"t": None}
+            while answer["t"] != "refused":
+                answer = json.loads(phone.recv(timeout=5))
+            answers.append(answer["why"])
+    assert answers[:5] == ["that is not the code on the panel"] * 5
+    assert answers[5].startswith("too many wrong tries")  # all six from one address: 127.0.0.1

@@ -4,6 +4,9 @@ says in one line what is wrong with its arguments."""
 from __future__ import annotations
 
 import os
+import queue
+import threading
+import re
 import signal
 import socket
 import subprocess
@@ -13,6 +16,8 @@ import urllib.request
 import pytest
 
 from console.commands import main as cli
+from console.web.seats import CODE_LETTERS
+from tests.phones import Phone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -29,6 +34,19 @@ def test_sim_web_serves_the_page_and_stops_on_sigterm(tmp_path):
         assert line.startswith("the console is running in the browser: open http://127.0.0.1:")
         url = line.split("open ", 1)[1].split()[0]
         assert url.endswith("/sim")
+        base = url[: -len("/sim")]
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(text) for text in process.stdout], daemon=True).start()
+        phones, panel = lines.get(timeout=5), lines.get(timeout=5)
+        code = re.fullmatch(f"phones: open {base}/ and type the room code ([A-Z]{{4}}) .*\n", phones).group(1)
+        assert panel.startswith(f"the panel for a second screen: {base}/panel;")
+        with urllib.request.urlopen(base + "/panel", timeout=5) as answer:
+            assert answer.status == 200
+        assert set(code) <= set(CODE_LETTERS)
+        phone = Phone(base)
+        phone.send("join", code=code)
+        assert phone.expect("admitted")  # the code printed is the one the panel shows
+        phone.close()
         with urllib.request.urlopen(url, timeout=5) as answer:
             assert b'<script src="/panel.js" defer></script>' in answer.read()
         with urllib.request.urlopen(url.replace("/sim", "/panel.js"), timeout=5) as answer:

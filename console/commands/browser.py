@@ -7,13 +7,31 @@ replays are served beside it, as on the box.
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from console.commands.common import UsageError
 from console.commands.session import closing_app
-from console.commands.wiring import attach_web, build_app
+from console.commands.wiring import attach_web, build_app, phone_address
 from console.config.loader import load_config
+from console.play.app import ConsoleApp
 from console.play.loop import run_realtime
 from console.web.server import WebServerError
+
+
+class RoomCodeLine:
+    """An input source that reads nothing: it prints the room code whenever a new game changes
+    it, so whoever started `sim --web` can always read the code the phones need."""
+
+    def __init__(self, app: ConsoleApp) -> None:
+        self.app, self.shown = app, app.ui.room_code
+
+    def poll(self, now: float) -> None:
+        if self.app.ui.room_code != self.shown:
+            self.shown = self.app.ui.room_code
+            print(f"the room code is now {self.shown}", flush=True)
+
+    def close(self) -> None:
+        pass
 
 
 def play_in_browser(config_path: str | None, port: int | None) -> int:
@@ -33,8 +51,12 @@ def play_in_browser(config_path: str | None, port: int | None) -> int:
         app.close()
         raise UsageError(str(exc)) from None
     with closing_app(app):  # SIGTERM is handled from here on, before anyone is told the address
-        print(f"the console is running in the browser: open {companion.url}/sim "
-              f"(spectators: {companion.url}/panel; the last finished game played back: "
-              f"{companion.url}/replay/last; Ctrl-C stops it)", flush=True)
-        run_realtime(app, config.display.fps)
+        app.start(time.monotonic())  # the first room code
+        print(f"the console is running in the browser: open {companion.url}/sim\n"
+              f"phones: open {phone_address(config, companion.server)} and type the room code "
+              f"{app.ui.room_code} (a new one each game: the panel shows it)\n"
+              f"the panel for a second screen: {companion.url}/panel; the last finished game played back: "
+              f"{companion.url}/replay/last\nCtrl-C stops it", flush=True)
+        app.sources.append(RoomCodeLine(app))
+        run_realtime(app, config.display.fps, start=False)
     return 0

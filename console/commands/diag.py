@@ -30,7 +30,7 @@ from console.play.app import BOOT_TO_FIRST_FRAME, InputSource
 from console.commands.common import UsageError, write_output
 from console.config.loader import Config, load_config
 from console.view.font import GLYPH_HEIGHT, draw_text, text_width
-from console.commands.session import load_script, play_script, run_interactive, scripted
+from console.commands.session import interactive_driver, load_script, play_script, run_interactive, scripted
 from console.commands.wiring import SIMULATORS, build_io, store_for
 from hal.drivers import Driver
 from hal.frame import RGB, Frame
@@ -407,10 +407,11 @@ def diag_main(config_path: str | None, simulator: bool, script: str | None, png:
         return _run_scripted(config, script, png)
     if png is not None:
         raise UsageError("--png goes with diag --headless --script FILE")
+    name = interactive_driver(config, simulator, "diag")
     print(boot_time_line(store_for(config, read_only=True).get_setting(BOOT_TO_FIRST_FRAME)), flush=True)
     pins = dataclasses.asdict(config.input.pins)
     return run_interactive(
-        config, simulator, "diag",
+        config, name,
         lambda name, sources, hint: build_diag(config, name, sources, hint=hint,
                                                pins=None if name in SIMULATORS else pins))
 

@@ -14,6 +14,8 @@ import signal
 import sys
 
 from console.commands.common import EXIT_USAGE, UsageError
+from console.commands.streams import (OutputError, hold_closed_descriptors, reopen_standard_streams, say,
+                                     settle)
 from console.game.record import RecordError
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -271,9 +273,15 @@ def configure_logging(environ=os.environ) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    hold_closed_descriptors()
+    reopen_standard_streams()
+    configure_logging()
+    return settle(_run(argv))
+
+
+def _run(argv: list[str] | None) -> int:
     from console.config.loader import ConfigError
 
-    configure_logging()
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help, or a wrong argument already said in one line
@@ -284,10 +292,13 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except ConfigError as exc:
         for line in exc.problems:
-            print(_printable(line), file=sys.stderr)
+            say(_printable(line))
         return EXIT_USAGE
     except (UsageError, RecordError) as exc:
-        print(_printable(str(exc)), file=sys.stderr)
+        say(_printable(str(exc)))
+        return EXIT_USAGE
+    except OutputError as exc:  # a full disk, a closed stdout, a terminal that hung up
+        say(str(exc))
         return EXIT_USAGE
     except BrokenPipeError:
         return _reader_gone()
@@ -296,8 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback to a party host
         if os.environ.get("HUES_DEBUG"):
             raise
-        print(_printable(f"hues-console: unexpected {exc.__class__.__name__}: {exc} (HUES_DEBUG=1 shows details)"),
-              file=sys.stderr)
+        say(_printable(f"hues-console: unexpected {exc.__class__.__name__}: {exc} (HUES_DEBUG=1 shows details)"))
         return 1
 
 

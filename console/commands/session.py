@@ -50,6 +50,7 @@ def open_store(config_path: str | None) -> GameStore:
 def play(config_path: str | None, simulator: bool) -> int:
     """The console in real time until quit (q), SIGTERM or the shutdown hold."""
     config = load_config(config_path)
+    name = interactive_driver(config, simulator, "sim")
 
     def build(name: str, sources: Callable, hint: Callable | None) -> ConsoleApp:
         app = build_app(config, name, sources, hint=hint)
@@ -60,16 +61,38 @@ def play(config_path: str | None, simulator: bool) -> int:
             raise UsageError(str(exc)) from None
         return app
 
-    return run_interactive(config, simulator, "sim", build)
+    return run_interactive(config, name, build)
 
 
-def run_interactive(config: Config, simulator: bool, command: str, build: Callable) -> int:
-    """Run an app (the console, or the wiring check) in real time: on the terminal simulator or
-    sim-png's picture with the keyboard, or on the configured driver with the GPIO buttons, hints
-    going to the log. `build(driver_name, sources, hint)` makes the app."""
+def interactive_driver(config: Config, simulator: bool, command: str) -> str:
+    """The driver a real-time run of `command` uses, once it is known to work here: the terminal
+    simulator draws on standard output and reads keys from standard input, sim-png reads keys, so
+    each needs a terminal there. Checked before the command says or opens anything, so that the
+    refusal is its only line (`diag --sim < /dev/null` printed its boot line first)."""
     name = "sim-terminal" if simulator else resolve_driver_name(config.driver.name)
     if name == "sim-headless":  # sim-png is played like the terminal: the keys, the picture in a file
         raise UsageError(f"the {name} driver needs `hues-console {command} --headless --script FILE`")
+    if name in SIMULATORS:
+        need_terminal(name, command)
+    return name
+
+
+def need_terminal(name: str, command: str) -> None:
+    """UsageError unless the simulator `name` has its terminal: keys on standard input, and for
+    the terminal simulator the panel drawn on standard output."""
+    what = "the terminal simulator" if name == "sim-terminal" else f"the {name} driver"
+    instead = f"`hues-console {command} --headless --script FILE` plays without one"
+    if not os.isatty(0):
+        raise UsageError(f"{what} reads keys, but standard input is not a terminal ({instead})")
+    if name == "sim-terminal" and not os.isatty(1):
+        raise UsageError(f"{what} draws the panel on the terminal, but standard output is not one ({instead})")
+
+
+def run_interactive(config: Config, name: str, build: Callable) -> int:
+    """Run an app (the console, or the wiring check) in real time on the driver `name` (from
+    `interactive_driver`): on the terminal simulator or sim-png's picture with the keyboard, or on
+    the configured driver with the GPIO buttons, hints going to the log. `build(driver_name,
+    sources, hint)` makes the app."""
     try:
         if name in SIMULATORS:
             app = build(name, lambda events: [open_keyboard(events)], None)

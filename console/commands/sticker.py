@@ -17,25 +17,32 @@ from pathlib import Path
 import segno
 
 from console.commands.common import UsageError, write_output
-from console.config.loader import load_config
+from console.config.loader import ETC_PATH, load_config
 
 KINDS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".eps": "eps"}
 
 
-def box_url(address: str, port: int, hostname: str | None = None) -> str:
-    """The address a phone at the table opens, for a server listening on `address`."""
+def box_url(address: str, port: int, hostname: str | None = None, where: str = "the configuration") -> str:
+    """The address a phone at the table opens, for a server listening on `address`; `where`
+    names the file to change when phones cannot reach it."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         ip = None
-    if ip is not None and ip.is_loopback:
-        raise UsageError(f"web.address is {address}: phones cannot reach it; "
-                         "set web.address: 0.0.0.0 (or pass --url)")
+    if (ip is not None and ip.is_loopback) or address == "localhost":
+        raise UsageError(f"web.address is {address} (this computer only): phones cannot reach it; "
+                         f"set web.enabled: true and web.address: 0.0.0.0 in {where} "
+                         "(the Pi installer does), or pass --url")
     if ip is not None and ip.is_unspecified:
         host = f"{hostname or socket.gethostname().split('.')[0]}.local"
     else:
         host = f"[{address}]" if ip is not None and ip.version == 6 else address
     return f"http://{host}/" if port == 80 else f"http://{host}:{port}/"
+
+
+def _file_to_edit(config) -> str:
+    """The host's configuration file, or where one goes when only the packaged default was read."""
+    return config.source[-1] if len(config.source) > 1 else ETC_PATH
 
 
 def sticker_main(config_path: str | None, out: str, url: str | None) -> int:
@@ -44,7 +51,7 @@ def sticker_main(config_path: str | None, out: str, url: str | None) -> int:
         raise UsageError(f"{out}: the sticker is written as {', '.join(KINDS)}: name the file so")
     config = load_config(config_path)
     if url is None:
-        url = box_url(config.web.address, config.web.port)
+        url = box_url(config.web.address, config.web.port, where=_file_to_edit(config))
     elif not url.startswith(("http://", "https://")) or len(url) > 200:
         raise UsageError(f"--url {url[:60]!r}: expected an http:// address of at most 200 characters")
     qr = segno.make(url, error="m")

@@ -18,6 +18,7 @@ from hal.drivers.ws281x import (DMA_CHANNELS, PCM_PINS, PWM0_PINS, PWM1_PINS, SP
 from hal.inputs.events import BUTTONS
 from hal.layout import ROTATIONS, START_CORNERS, Layout, LayoutError, LayoutOptions
 from hal.output import OutputSettingsError, PowerBudget
+from console.config.store_url import StoreUrlProblem, check_store_url
 from console.game.rules import DEFAULT_COLOR_NAMES
 
 Path = tuple[str | int, ...]
@@ -124,6 +125,19 @@ class FileName(Text):
         value = super().convert(value)
         if "\0" in value:
             raise invalid(f"{describe(value)} is no file name (a NUL in it)")
+        return value
+
+
+@dataclass(frozen=True)
+class StoreUrl(Text):
+    """Where the game record is kept: one of the URL forms the console can reach (store_url.py)."""
+
+    def convert(self, value: Any) -> str:
+        value = super().convert(value)
+        try:
+            check_store_url(value)
+        except StoreUrlProblem as problem:
+            raise invalid(f"{describe(value)}: {problem}") from None
         return value
 
 
@@ -289,7 +303,7 @@ class PlayersConfig:
 
 @dataclass(frozen=True)
 class StoreConfig:
-    url: str = setting(Text(STORE_URL_SCHEMES))
+    url: str = setting(StoreUrl(STORE_URL_SCHEMES))
     prefix: str = setting(Text())
     state_dir: str = setting(FileName())
     keep_games: int = setting(Number(1, 1_000_000, whole=True))

@@ -242,7 +242,7 @@ def _start_game(ui: Ui, t: float, rng: random.Random) -> Step:
 def _handoff(game: GameState, ui: Ui, button: str, t: float) -> Step:
     """The secret opens on a second A soon after the first: one stray press shows nothing. A giver
     whose seat a phone holds chooses on the phone: the panel never shows their card."""
-    if game.giver in ui.phone_seats:
+    if ui.giver_on_phone(game):
         return Step(game, ui)
     if button != "a":
         return Step(game, replace(ui, armed_at=-1.0))

@@ -45,8 +45,8 @@ class RemoteCommand:
 
 @dataclass(frozen=True)
 class Chore:
-    """Work the web layer needs done in the app's thread, the only one that touches the store
-    (seats are kept there): `run(store)`."""
+    """Work the web layer needs done in the app's thread with the store (reading a stored
+    game): `run(store)`."""
 
     run: Callable[[Any], None]
 

@@ -433,6 +433,8 @@ def _hint(state: GameState | None, ui: Ui) -> str:
         return _confirm_hint(ui)
     giver = player_name(state, state.giver)
     if screen == "handoff":
+        if ui.giver_on_phone(state):
+            return f"{giver} is choosing the target on their phone: nobody needs to turn away"
         if ui.armed_at >= 0:  # the first A came (the hint is not redrawn when the wait runs out)
             return f"{giver}: press A again to see your card (everyone else look away)"
         return f"Pass the controls to {giver}, everyone else look away (A twice when ready)"

@@ -30,7 +30,6 @@ BLACK_INK: RGB = (100, 100, 100)  # a black player, who cannot be lit
 FAINT: RGB = (22, 22, 22)
 GOLD: RGB = (255, 170, 0)
 GREEN: RGB = (0, 220, 0)
-ROOM_CODE_EVERY_S = 5.0  # set-up shows the phones' room code in place of its label 40 % of the time
 
 
 def reveal_stage(ui: Ui, at: Moment) -> str:
@@ -112,10 +111,12 @@ _SETUP_LABELS = {"players": "PLAYERS", "variant": "MODE", "first_giver": "FIRST"
 
 def setup(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
     """One set-up item at a time: its label, its value between left/right pointers, and a row of
-    dots saying which of the items this is."""
+    dots saying which of the items this is. With phones on, the room code stands in the label's
+    place for the whole set-up (the value and the dots still say which item it is): guests join
+    while the host chooses."""
     s = ui.setup
     item = SETUP_ITEMS[s.item]
-    if ui.room_code and at.blink(1 / ROOM_CODE_EVERY_S, 0.4):
+    if ui.room_code:
         room_code(frame, 0, ui.room_code)
     else:
         centred_text(frame, 0, _SETUP_LABELS[item], GREY)
@@ -156,7 +157,11 @@ def hide_room_code(frame: Frame, y: int, code: str) -> None:
 
 def handoff(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """LOOK AWAY beside the giver's colour; after the first A, a blinking A in the colour asks
-    for the second."""
+    for the second. A giver with a phone chooses there: a phone in their colour, its dots
+    running, and nobody needs to look away."""
+    if ui.giver_on_phone(state):
+        _phone_choosing(frame, state, at)
+        return
     centred_text(frame, 2, "LOOK", WHITE, 0, 17)
     centred_text(frame, 9, "AWAY", WHITE, 0, 17)
     color = state.colors[state.giver]
@@ -165,6 +170,17 @@ def handoff(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     if armed and at.blink(2.0, 0.7, since=ui.armed_at):
         fill_rect(frame, 22, 4, 5, 8, BLACK)
         font.draw_text(frame, 23, 6, "A", ink(color))
+
+
+def _phone_choosing(frame: Frame, state: GameState, at: Moment) -> None:
+    """A phone (white outline, its screen in the giver's colour) and three dots filling in turn."""
+    fill_rect(frame, 3, 1, 9, 14, WHITE)
+    fill_rect(frame, 4, 2, 7, 10, BLACK)
+    swatch(frame, 5, 3, 5, 8, state.colors[state.giver])
+    fill_rect(frame, 6, 13, 3, 1, BLACK)  # the home button
+    lit = at.whole(lambda t: t * 2, 2.0) % 4  # 0..3 dots, two steps a second
+    for i in range(3):
+        fill_rect(frame, 15 + 5 * i, 7, 3, 3, WHITE if i < lit else FAINT)
 
 
 def tiebreak(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:

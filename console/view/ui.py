@@ -85,6 +85,10 @@ class Ui:
     room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
     phone_seats: tuple[int, ...] = ()  # seats a phone holds: such a giver chooses on the phone
 
+    def giver_on_phone(self, game) -> bool:
+        """The round's giver chooses the target on their phone: the panel never opens the card."""
+        return game is not None and game.giver in self.phone_seats
+
     def handoff_armed(self, t: float) -> bool:
         """The hand-off has had its first A and waits for the second."""
         return 0 <= self.armed_at <= t and t - self.armed_at <= HANDOFF_ARM_S

@@ -11,6 +11,7 @@ from console.config.schema import WebConfig
 from console.play.remote import SeatsHeld
 from console.web.hub import Hub
 from console.web.phones import PhoneRoom
+from console.web.seat_writer import SeatWriter
 from console.web.seats import SEATS_SETTING, Attempts, SeatBook
 from console.web.server import WebServer, build_web_app
 
@@ -24,7 +25,9 @@ class WebCompanion:
                  more_routes: Iterable[Callable[[Hub], Sequence]] = ()) -> None:
         self.hub = Hub()
         book = SeatBook(len(colors), store.get_setting(SEATS_SETTING, None))
-        self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin, clock)
+        self.seats = SeatWriter(store)
+        self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin, clock,
+                              keep_seats=self.seats.save)
         events.put(SeatsHeld(book.taken))  # the seats kept from before a restart
         self.asgi = build_web_app([self.room.routes(), *(routes(self.hub) for routes in more_routes)])
         self.server = WebServer(self.asgi, config.address, config.port)
@@ -46,3 +49,4 @@ class WebCompanion:
 
     def close(self) -> None:
         self.server.stop()
+        self.seats.close()  # the last change is written: the store closes after its sources

@@ -6,11 +6,11 @@ double-submitted tap) is refused instead of acting twice.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from console.game.board import Cell, RuleError, parse_cell
+from console.game.record import json_value
 from console.game.rules import VARIANTS
 from console.play.remote import VERBS as GAME_AND_HOST_VERBS
 from console.web.server import MAX_MESSAGE_BYTES
@@ -32,7 +32,7 @@ FIELDS: dict[str, dict[str, str]] = {
 }
 assert set(GAME_AND_HOST_VERBS) <= set(FIELDS)
 MAX_TEXT = 64
-MAX_N = 2**53  # what a phone's JavaScript counts exactly
+MAX_NUMBER = 2**53  # what a page's JavaScript counts exactly: no message of ours needs more
 
 
 class MessageError(Exception):
@@ -46,6 +46,28 @@ class Message:
     fields: dict[str, Any]
 
 
+def message_json(text: str) -> Any:
+    """A web message's JSON: strict like the record's (`json_value`), with `bounded` numbers;
+    ValueError otherwise. Every page's messages (phones, panel, replay) are read so."""
+    return bounded(json_value(text))
+
+
+def bounded(value: Any) -> Any:
+    """`value` if every number in it is one a page's JavaScript can send (finite, at most 2**53
+    either way), else ValueError: no check further on then meets a number it cannot compare or
+    convert (a 400-digit integer made `math.isfinite` raise OverflowError on a replay page)."""
+    items = [value]
+    while items:  # not recursive: nesting may be as deep as the parser allows
+        item = items.pop()
+        if isinstance(item, dict):
+            items.extend(item.values())
+        elif isinstance(item, list):
+            items.extend(item)
+        elif isinstance(item, (int, float)) and not isinstance(item, bool) and not -MAX_NUMBER <= item <= MAX_NUMBER:
+            raise ValueError("a number in the message is beyond 2**53")
+    return value
+
+
 def parse_message(text: Any, last_n: int) -> Message:
     """The checked message, or MessageError saying what is wrong with it."""
     if not isinstance(text, str):
@@ -53,15 +75,19 @@ def parse_message(text: Any, last_n: int) -> Message:
     if len(text.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
         raise MessageError(f"message too large (at most {MAX_MESSAGE_BYTES} bytes)")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: "[[[[..." nested past the C parser's limit
+        data = json_value(text)
+    except ValueError:
         raise MessageError("not a JSON message") from None
+    try:
+        bounded(data)
+    except ValueError as exc:
+        raise MessageError(str(exc)) from None
     if not isinstance(data, dict):
         raise MessageError("a message is a JSON object")
     verb, n = data.get("t"), data.get("n")
     if not isinstance(verb, str) or verb not in FIELDS:
         raise MessageError(f"unknown message {str(verb)[:MAX_TEXT]!r}")
-    if isinstance(n, bool) or not isinstance(n, int) or not 0 < n <= MAX_N:
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 < n <= MAX_NUMBER:
         raise MessageError(f"{verb}: n must be a whole number from 1 up")
     if n <= last_n:
         raise MessageError(f"{verb}: message {n} was already received (replayed or sent twice)")

@@ -38,10 +38,11 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.game.record import json_value
 from console.view import font, screens
 from console.view.render import ROOM_CODE_Y, describe, render
 from console.web.hub import Hub, Snapshot, changed_event
+from console.web.messages import message_json
+from console.web.pacing import Pacer, TooFast
 from console.web.phones import POLICY_VIOLATION, asset
 from console.web.server import origin_allowed
 from hal.frame import Frame
@@ -53,27 +54,7 @@ PAGE = "text/html; charset=utf-8"
 ASSETS = {"/panel.js": ("panel.js", "text/javascript; charset=utf-8"),
           "/panel.css": ("panel.css", "text/css; charset=utf-8")}
 MAX_VIEWERS = 16
-MAX_PRESSES_PER_S = 200  # presses and releases: far beyond fingers; a flood waits instead of loading the loop
-
-
-class Throttle:
-    """At most `rate` things a second on one connection: `wait()` before each. A page that floods
-    is slowed down to that (its messages wait in the socket: no queue grows, and the panel's
-    loop, which shares the interpreter with the server, never feels it)."""
-
-    def __init__(self, rate: float, clock: Callable[[], float] | None = None,
-                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
-        self.period, self.next = 1.0 / rate, 0.0
-        self.clock, self.sleep = clock, sleep  # the running loop's clock by default
-
-    async def wait(self) -> None:
-        """The slot is taken before sleeping, so several connections sharing one throttle
-        (the replays') queue up one period apart instead of all waking at the same instant."""
-        now = (self.clock or asyncio.get_running_loop().time)()
-        slot = max(now, self.next)
-        self.next = slot + self.period
-        if slot > now:
-            await self.sleep(slot - now)
+SIM_RATE_PER_S = 60.0  # /sim's presses, repeats and releases: a held key repeats up to 50 times a second
 
 
 class PanelMessageError(ValueError):
@@ -90,7 +71,7 @@ def live_view(width: int, height: int, rgb: bytes) -> bytes:
 def parse_press(text: str | None) -> tuple[str, str]:
     """(button, kind) from the page's `{"press": "up"}`, `{"repeat": "up"}` or `{"release": "up"}`."""
     try:
-        message = json_value(text) if text is not None else None
+        message = message_json(text) if text is not None else None
     except ValueError:
         raise PanelMessageError("a message must be JSON like {\"press\": \"a\"}") from None
     if not isinstance(message, dict) or len(message) != 1:
@@ -101,6 +82,11 @@ def parse_press(text: str | None) -> tuple[str, str]:
     if button not in BUTTONS and button != QUIT:
         raise PanelMessageError(f"no button is called {button!r} (the buttons: {', '.join(BUTTONS)})")
     return button, kind
+
+
+async def refuse(websocket: WebSocket, why: str) -> None:
+    """A page's message not acted on, and why (the page shows it on its status line)."""
+    await websocket.send_text(json.dumps({"t": "refused", "why": why}))
 
 
 def spectator_frame(frame: Frame, snapshot: Snapshot, t: float) -> Frame:
@@ -134,7 +120,8 @@ class PanelStream:
 
     def __init__(self, hub: Hub, stage: OutputStage, events: Any = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.hub, self.stage, self.events, self.clock = hub, stage, events, clock
+        self.hub, self.stage, self.events, self.clock = hub, stage, events, clock  # the clock paces pages too
+        self.pause: Callable[[float], Any] = asyncio.sleep  # a page past the rate waits this long to be read
         self.viewers = 0
         self._page = asset("panel.html")
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
@@ -172,19 +159,13 @@ class PanelStream:
         return json.dumps({"t": "hint", "text": describe(snapshot.game, snapshot.ui)})
 
     async def spectator(self, websocket: WebSocket) -> None:
-        await self._serve(websocket, self._refuse, spectator=True)
+        await self._serve(websocket, self._refuse, Pacer(self.clock), spectator=True)
 
     async def controls(self, websocket: WebSocket) -> None:
-        throttle = Throttle(MAX_PRESSES_PER_S)
-
-        async def press(websocket: WebSocket, text: str | None) -> None:
-            await throttle.wait()
-            await self._press(websocket, text)
-
-        await self._serve(websocket, press)
+        await self._serve(websocket, self._press, Pacer(self.clock, SIM_RATE_PER_S))
 
     async def _serve(self, websocket: WebSocket, on_text: Callable[[WebSocket, str | None], Any],
-                     spectator: bool = False) -> None:
+                     pacer: Pacer, spectator: bool = False) -> None:
         if not origin_allowed(websocket.headers) or self.viewers >= MAX_VIEWERS:
             await websocket.close(code=POLICY_VIOLATION)
             return
@@ -198,7 +179,12 @@ class PanelStream:
                 raw = await websocket.receive()
                 if raw["type"] == "websocket.disconnect":
                     return
-                await on_text(websocket, raw.get("text"))
+                try:
+                    if pacer.take():
+                        await on_text(websocket, raw.get("text"))
+                except TooFast as exc:
+                    await refuse(websocket, str(exc))
+                await self.pause(pacer.wait_s())
         except (WebSocketDisconnect, RuntimeError):
             return
         finally:
@@ -224,12 +210,12 @@ class PanelStream:
             pass
 
     async def _refuse(self, websocket: WebSocket, text: str | None) -> None:
-        await websocket.send_text(json.dumps({"t": "refused", "why": "this panel is read-only"}))
+        await refuse(websocket, "this panel is read-only")
 
     async def _press(self, websocket: WebSocket, text: str | None) -> None:
         try:
             button, kind = parse_press(text)
         except PanelMessageError as exc:
-            await websocket.send_text(json.dumps({"t": "refused", "why": str(exc)}))
+            await refuse(websocket, str(exc))
             return
         self.events.put(InputEvent(button, kind, self.clock()))

@@ -23,10 +23,11 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, Chore, RemoteCommand, SeatsHeld
+from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand, SeatsHeld
 from console.web.hub import Hub
-from console.web.messages import Message, MessageError, parse_message
-from console.web.seats import SEATS_SETTING, Attempts, SeatBook, SeatError, guesser, is_token
+from console.web.messages import Message, MessageError, message_json, parse_message
+from console.web.pacing import Pacer, TooFast
+from console.web.seats import Attempts, SeatBook, SeatError, guesser, is_token
 from console.web.server import origin_allowed
 from console.web.views import board_message, giver_seat_locked, seat_view
 
@@ -36,7 +37,6 @@ ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
           "/phone.css": ("phone.css", "text/css; charset=utf-8")}
 MAX_PHONES = 32
 MAX_OUTBOX = 32  # messages waiting for a phone that does not read them: past this it is dropped
-RATE_PER_S, BURST = 30.0, 60  # a phone's messages: a person taps a few a second
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
 
 
@@ -48,9 +48,12 @@ class PhoneRoom:
     """Every phone connection of the console, their seats and the app's queue they talk to."""
 
     def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "",
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, *,
+                 keep_seats: Callable[[list], None] | None = None) -> None:
         self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
-        self.clock = clock  # paces each phone's messages
+        # `SeatWriter.save` (never the app's thread: see seat_writer); None: seats are not kept
+        self.keep_seats = keep_seats or (lambda saved: None)
+        self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
         self._views: tuple[Any, dict] = (None, {})  # (snapshot, the views built from it so far)
@@ -91,17 +94,12 @@ class PhoneRoom:
         return text
 
     def seats_changed(self) -> None:
-        """Keep the seats in the store (in the app's thread), tell the app which seats phones
-        hold, and show every phone who sits where."""
-        saved = self.book.saved()
-        self.events.put(Chore(lambda store: store.set_setting(SEATS_SETTING, saved)))
+        """Keep the seats in the store, tell the app which seats phones hold, and show every
+        phone who sits where."""
+        self.keep_seats(self.book.saved())
         self.events.put(SeatsHeld(self.book.taken))
         for phone in self.phones:
             phone.wake()
-
-
-class Dropped(Exception):
-    """A message past the rate, after the one refusal that said so: no answer at all."""
 
 
 def _same(given: str, secret: str) -> bool:
@@ -124,7 +122,7 @@ class PhoneConnection:
         self._woken = False
         self.flooded = False
         self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
-        self._allowance, self._checked, self._slowed = float(BURST), room.clock(), False
+        self.pacer = Pacer(room.clock)
         client = websocket.client
         self.address = guesser(client.host) if client else "?"  # whose wrong tries this phone's are
 
@@ -181,13 +179,11 @@ class PhoneConnection:
                 return
             self.messages_read += 1
             try:
-                self._pace()
-                message = parse_message(raw.get("text"), self.last_n)
-                self.last_n = message.n
-                self._handle(message)
-            except Dropped:
-                pass
-            except (MessageError, SeatError) as exc:
+                if self.pacer.take():
+                    message = parse_message(raw.get("text"), self.last_n)
+                    self.last_n = message.n
+                    self._handle(message)
+            except (MessageError, SeatError, TooFast) as exc:
                 self.send({"t": "refused", "n": self._n_of(raw), "why": str(exc)})
             except Exception:  # a bug here must not end the phone's connection, nor reach it
                 log.exception("a phone's message could not be handled")
@@ -195,37 +191,15 @@ class PhoneConnection:
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return
-            # The writer's turn: answers go out as messages come in. A phone past the rate is not
-            # read again until it may send: what it sends meanwhile waits in the socket (TCP then
-            # holds the sender back: uvicorn pauses reading a websocket's transport after each
-            # message until the app receives it, websockets_sansio_impl.py
-            # `send_receive_event_to_app` and `receive`), so a flood costs the interpreter the
-            # panel's loop shares no more than a phone at the rate (four flooding phones made the
-            # loop's frame gaps p99 36 ms, max 110 ms; paced, 21 and 29 ms).
-            await self.room.pause(self._slow_for())
-
-    def _slow_for(self) -> float:
-        return 0.0 if self._allowance >= 1 else (1 - self._allowance) / RATE_PER_S
-
-    def _pace(self) -> None:
-        """A token bucket: BURST messages at once, RATE_PER_S a second after that; more is refused
-        before it is even read, so one phone cannot fill the app's queue."""
-        now = self.room.clock()
-        self._allowance = min(float(BURST), self._allowance + (now - self._checked) * RATE_PER_S)
-        self._checked = now
-        if self._allowance < 1:
-            if self._slowed:
-                raise Dropped()
-            self._slowed = True
-            raise MessageError("too many messages: slow down (until then, messages are dropped)")
-        self._allowance -= 1
-        self._slowed = False
+            # The writer's turn: answers go out as messages come in; a phone past the rate is not
+            # read again until it may send (see pacing).
+            await self.room.pause(self.pacer.wait_s())
 
     @staticmethod
     def _n_of(raw: dict) -> int | None:
         try:
-            n = json.loads(raw.get("text") or "null").get("n")
-        except (ValueError, AttributeError, RecursionError):
+            n = message_json(raw.get("text") or "null").get("n")
+        except (ValueError, AttributeError):
             return None
         return n if isinstance(n, int) and not isinstance(n, bool) else None
 

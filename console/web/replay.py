@@ -16,22 +16,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import re
+import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Callable
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.game.record import json_value
 from console.game.rules import RuleError
 from console.play.remote import Chore
 from console.store.format import StoreError
 from console.view.timeline import Timeline, stored_timeline
-from console.web.panel import PAGE, Throttle, live_view
+from console.web.messages import message_json
+from console.web.pacing import Pacer, Throttle, TooFast
+from console.web.panel import PAGE, live_view, refuse
 from console.web.phones import POLICY_VIOLATION, asset
 from console.web.server import origin_allowed
 from hal.output import OutputStage
@@ -39,7 +40,7 @@ from hal.output import OutputStage
 GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.:@-]{0,79}")  # the store's ids: 20240501-193012-a3f0
 STORE_WAIT_S = 5.0
 KEPT_TIMELINES = 4
-MAX_FRAMES_PER_S = 60  # a page asks 20 a second in real time; more waits (see panel.Throttle)
+MAX_FRAMES_PER_S = 60.0  # a page asks 20 a second in real time; past this it is paced (see pacing)
 # All replay pages together: each frame is drawn in the interpreter the panel's loop shares, and
 # twenty pages asking as fast as they could made the panel's frames up to 110 ms late.
 MAX_REPLAY_VIEWERS = 8
@@ -74,11 +75,11 @@ def timeline_json(timeline: Timeline) -> dict:
 def parse_time(text: str | None, duration: float) -> float:
     """The moment asked for by `{"t": seconds}`, within the game."""
     try:
-        message = json_value(text) if text is not None else None
+        message = message_json(text) if text is not None else None
     except ValueError:
         message = None
     t = message.get("t") if isinstance(message, dict) else None
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+    if isinstance(t, bool) or not isinstance(t, (int, float)):  # finite and at most 2**53: `bounded`
         raise ReplayError("ask for a moment as {\"t\": seconds}")
     return min(max(0.0, float(t)), duration)
 
@@ -86,8 +87,9 @@ def parse_time(text: str | None, duration: float) -> float:
 class ReplayRoom:
     """The replay pages of the stored games."""
 
-    def __init__(self, stage: OutputStage, events: Any) -> None:
-        self.stage, self.events = stage, events
+    def __init__(self, stage: OutputStage, events: Any, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stage, self.events, self.clock = stage, events, clock  # the clock paces each page
+        self.pause: Callable[[float], Any] = asyncio.sleep
         self._page = asset("panel.html")
         self._timelines: OrderedDict[str, Timeline] = OrderedDict()
         self.viewers = 0
@@ -121,30 +123,34 @@ class ReplayRoom:
         try:
             timeline = await self.timeline_of(websocket.path_params["game_id"])
         except ReplayError as exc:
-            await websocket.send_text(json.dumps({"t": "refused", "why": str(exc)}))
+            await refuse(websocket, str(exc))
             await websocket.close()
             return
-        sent, throttle = None, Throttle(MAX_FRAMES_PER_S)
+        sent, pacer = None, Pacer(self.clock, MAX_FRAMES_PER_S)
         try:
             while True:
                 raw = await websocket.receive()
                 if raw["type"] == "websocket.disconnect":
                     return
                 try:
-                    t = parse_time(raw.get("text"), timeline.duration)
-                except ReplayError as exc:
-                    await websocket.send_text(json.dumps({"t": "refused", "why": str(exc)}))
-                    continue
-                await throttle.wait()
-                await self._all.wait()
-                frame = timeline.frame(t, self.stage.layout.width, self.stage.layout.height)
-                message = live_view(frame.width, frame.height, self.stage.seen(frame))
-                if message != sent:
-                    await websocket.send_bytes(message)
-                    sent = message
-                await websocket.send_text(json.dumps({"t": "shown", "at": t}))
+                    if pacer.take():
+                        sent = await self._show(websocket, timeline, raw.get("text"), sent)
+                except (ReplayError, TooFast) as exc:
+                    await refuse(websocket, str(exc))
+                await self.pause(pacer.wait_s())
         except (WebSocketDisconnect, RuntimeError):
             return
+
+    async def _show(self, websocket: WebSocket, timeline: Timeline, text: str | None, sent: bytes | None) -> bytes:
+        """The frame at the moment `text` asks for, unless it is the one the page has (`sent`)."""
+        t = parse_time(text, timeline.duration)
+        await self._all.wait()
+        frame = timeline.frame(t, self.stage.layout.width, self.stage.layout.height)
+        message = live_view(frame.width, frame.height, self.stage.seen(frame))
+        if message != sent:
+            await websocket.send_bytes(message)
+        await websocket.send_text(json.dumps({"t": "shown", "at": t}))
+        return message
 
     async def timeline_of(self, game_id: str) -> Timeline:
         if not GAME_ID.fullmatch(game_id):

@@ -125,6 +125,7 @@ class WebServer:
             app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio",
             ws_max_size=MAX_MESSAGE_BYTES, ws_ping_interval=20.0, ws_ping_timeout=20.0,
             limit_concurrency=64, server_header=False, date_header=False, timeout_graceful_shutdown=1,
+            proxy_headers=False,  # no proxy stands before the box: X-Forwarded-For is the client's say-so
             # 1.5 KB frames and small JSON on a LAN: compressing them cost the server thread 15 to
             # 25 % of its CPU (and the panel's loop shares the interpreter with it) for nothing
             ws_per_message_deflate=False,

@@ -130,11 +130,11 @@ class KeyboardInput:
 
     def __init__(self, events: queue.SimpleQueue, stream: IO | None = None):
         stream = sys.stdin if stream is None else stream
-        self._fd = stream.fileno()
-        if not os.isatty(self._fd):
+        if stream is None or not os.isatty(stream.fileno()):  # sys.stdin is None when fd 0 was closed
             raise TerminalError(
                 "the terminal simulator reads keys, but standard input is not a terminal"
             )
+        self._fd = stream.fileno()
         self._events = events
         self._saved: list | None = None
         self._pending = b""

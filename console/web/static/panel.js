@@ -16,6 +16,7 @@ const path = location.pathname;
 const replayMatch = path.match(/^\/replay\/([^/]+)$/);
 const mode = replayMatch ? "replay" : path === "/sim" ? "sim" : "panel";
 const board = document.getElementById("board");
+document.body.dataset.mode = mode;
 const statusLine = document.getElementById("status");
 let dots = [], shownWidth = 0, shownHeight = 0, frames = 0;
 
@@ -26,9 +27,14 @@ function label(text) {
   return cell;
 }
 
+// Every fifth column number stays when the board is too narrow for all of them (.minor hides).
 function columnLabels(width) {
   const out = [label("")];
-  for (let x = 0; x < width; x++) out.push(label(x < BOARD_COLS ? String(x + 1) : ""));
+  for (let x = 0; x < width; x++) {
+    const cell = label(x < BOARD_COLS ? String(x + 1) : "");
+    if (x > 0 && (x + 1) % 5 !== 0) cell.classList.add("minor");
+    out.push(cell);
+  }
   out.push(label(""));
   return out;
 }
@@ -36,7 +42,7 @@ function columnLabels(width) {
 // The grid: a label row, then each row of LEDs between its letter on both sides, a label row.
 function build(width, height) {
   board.replaceChildren();
-  board.style.gridTemplateColumns = `1.4rem repeat(${width}, 1fr) 1.4rem`;
+  board.style.gridTemplateColumns = `minmax(0, 1.4rem) repeat(${width}, minmax(0, 1fr)) minmax(0, 1.4rem)`;
   dots = [];
   const cells = columnLabels(width);
   for (let y = 0; y < height; y++) {

@@ -1,0 +1,70 @@
+"""How fast a page may send: one pacing for every websocket (phones, /panel, /sim, replays).
+
+The server shares the interpreter with the panel's loop, so whatever a page sends costs the loop
+too: a flood of refusals on /panel took 50 % of a core and made phones' taps 660 ms late (p99).
+Each connection gets a token bucket; past it, one message is refused with the reason, the rest
+are dropped unread until there is room, and the connection is not read again until it may send:
+what it sends meanwhile waits in the socket (TCP then holds the sender back: uvicorn pauses
+reading a websocket's transport after each message until the app receives it,
+websockets_sansio_impl.py `send_receive_event_to_app` and `receive`). A flood so costs no more
+than a page at the rate (four flooding phones made the loop's frame gaps p99 36 ms, max 110 ms;
+paced, 21 and 29 ms).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+RATE_PER_S, BURST = 30.0, 60  # a person taps a few a second; a page's own bursts fit in 60
+TOO_FAST = "too many messages: slow down (until then, messages are dropped)"
+
+
+class TooFast(Exception):
+    """The first message past the rate: the page is told, once, that it is being dropped."""
+
+
+class Pacer:
+    """`burst` messages at once, `rate` a second after that, on `clock`."""
+
+    def __init__(self, clock: Callable[[], float], rate: float = RATE_PER_S, burst: int = BURST) -> None:
+        self.clock, self.rate, self.burst = clock, rate, burst
+        self._allowance, self._checked, self._told = float(burst), clock(), False
+
+    def take(self) -> bool:
+        """True: handle the message just read. False: drop it. TooFast: refuse it (the first
+        one past the rate)."""
+        now = self.clock()
+        self._allowance = min(float(self.burst), self._allowance + (now - self._checked) * self.rate)
+        self._checked = now
+        if self._allowance < 1 - 1e-9:  # a page that waited `wait_s` may send, rounding or not
+            if self._told:
+                return False
+            self._told = True
+            raise TooFast(TOO_FAST)
+        self._allowance -= 1
+        self._told = False
+        return True
+
+    def wait_s(self) -> float:
+        """How long until the next message may be read (0: at once)."""
+        return 0.0 if self._allowance >= 1 else (1 - self._allowance) / self.rate
+
+
+class Throttle:
+    """At most `rate` things a second, however many connections share it: `wait()` before each
+    (all the replay pages together draw at most so many frames a second)."""
+
+    def __init__(self, rate: float, clock: Callable[[], float] | None = None,
+                 sleep: Callable[[float], Any] = asyncio.sleep) -> None:
+        self.period, self.next = 1.0 / rate, 0.0
+        self.clock, self.sleep = clock, sleep  # the running loop's clock by default
+
+    async def wait(self) -> None:
+        """The slot is taken before sleeping, so several connections sharing one throttle
+        (the replays') queue up one period apart instead of all waking at the same instant."""
+        now = (self.clock or asyncio.get_running_loop().time)()
+        slot = max(now, self.next)
+        self.next = slot + self.period
+        if slot > now:
+            await self.sleep(slot - now)
