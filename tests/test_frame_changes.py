@@ -28,7 +28,7 @@ from console.store.games import GameStore
 from console.view.moment import Moment, first_change
 from console.view.render import PAWN_LIT, PAWN_S, next_change, render, render_timed
 from console.view.timeline import attract_frame, attract_timed, replay_timeline
-from console.view.ui import Cursor, Ui
+from console.view.ui import Cursor, SetupChoices, Ui
 from hal.drivers.sim_headless import HeadlessDriver
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions
@@ -132,7 +132,7 @@ def ten_players_in_the_reveal():
 SCREENS = {
     "guessing": lambda: (busy_game()[0], Ui(screen="play", cursor=c("D21"))),
     "idle board": lambda: (None, Ui(screen="idle", room_code="K7QX", last_winners=("red",))),
-    "set-up": lambda: (None, Ui(screen="setup", room_code="K7QX", since=1000.3)),
+    "set-up, GO blinking": lambda: (None, Ui(screen="setup", room_code="K7QX", since=1000.3, setup=SetupChoices(item=3))),
     "reveal, scoreboard paged": lambda: (ten_players_in_the_reveal(), Ui(screen="reveal", since=1000.0)),
     "reveal, one page": lambda: (four_players_in_the_reveal(), Ui(screen="reveal", since=1000.0)),
     "store offline": lambda: (busy_game()[0], Ui(screen="play", store_online=False)),

@@ -7,6 +7,7 @@ replays are served beside it, as on the box.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 
 from console.commands.common import UsageError
@@ -29,6 +30,9 @@ class RoomCodeLine:
         if self.app.ui.room_code != self.shown:
             self.shown = self.app.ui.room_code
             print(f"the room code is now {self.shown}", flush=True)
+
+    def next_poll(self, now: float) -> float:
+        return math.inf  # the code changes only in a tick that something else caused
 
     def close(self) -> None:
         pass
