@@ -138,10 +138,18 @@ def test_cbreak_inside_and_restored_after(pty):
     master, stream = pty
     before = termios.tcgetattr(stream.fileno())
     assert not cbreak(stream.fileno())
+    assert before[0] & termios.IXON and before[3] & termios.ISIG  # a terminal's defaults
     with KeyboardInput(Events().queue, stream=stream):
         assert cbreak(stream.fileno())
-        assert termios.tcgetattr(stream.fileno())[3] & termios.ISIG  # Ctrl-C still interrupts
+        iflag, _, _, lflag = termios.tcgetattr(stream.fileno())[:4]
+        assert not iflag & termios.IXON  # Ctrl-S does not stop the output
+        assert not lflag & termios.ISIG  # Ctrl-C, Ctrl-\ and Ctrl-Z are keys, not signals
     assert termios.tcgetattr(stream.fileno()) == before
+
+
+def test_ctrl_c_and_ctrl_backslash_are_q_and_ctrl_s_q_z_nothing():
+    assert decode_keys(b"\x03\x1c") == ["quit", "quit"]
+    assert decode_keys(b"\x13\x11\x1a") == []
 
 
 @pytest.mark.parametrize("error", [RuntimeError("boom"), KeyboardInterrupt()])

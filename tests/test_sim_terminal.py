@@ -114,6 +114,29 @@ def test_a_resize_on_a_still_screen_redraws_without_a_new_frame():
     assert term.flush()[:18] == full[:18]
 
 
+def test_a_resize_signalled_during_a_drawing_is_drawn_after_it_not_inside_it():
+    """Python runs the SIGWINCH handler between any two bytecodes, also inside a write: a nested
+    drawing was a RuntimeError of the buffered stream ("reentrant call") and killed the simulator."""
+    term = Terminal(80, 24)
+    full = term.show()
+    writes, inside = [], []
+
+    class SignalMidWrite(io.StringIO):
+        def write(self, text):
+            inside.append(True)
+            if len(writes) < 3:  # three signals, each in the middle of a write
+                term.resize(90 + len(writes), 25)
+                term.driver.on_resize()
+            writes.append(len(inside))
+            inside.pop()
+            return super().write(text)
+
+    term.stream = term.driver.stream = SignalMidWrite()
+    term.driver.status_line("a hint")
+    assert max(writes) == 1  # never a write inside a write
+    assert term.size == (92, 25) and term.flush()[:18] == full[:18]  # the last size, drawn whole
+
+
 def test_no_text_of_an_earlier_frame_or_status_stays_on_screen():
     term = Terminal(80, 24)
     term.driver.status_line("word " * 60)  # three lines' worth: wrapped onto two, then cut

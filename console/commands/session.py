@@ -152,10 +152,14 @@ def open_keyboard(events: EventQueue) -> InputSource:
 
 
 class closing_app:
-    """Clear the panel, flush the store and restore the terminal on exit, Ctrl-C or SIGTERM.
+    """Clear the panel, flush the store and restore the terminal on exit, Ctrl-C or a signal that
+    asks the console to end: SIGTERM, SIGQUIT, SIGHUP (a terminal or ssh session gone), whose
+    default is to die with the panel still lit and the terminal in cbreak mode.
 
     Works for any app with `running`, `sources` and `close()` (the console, the wiring check).
     """
+
+    STOP_SIGNALS = (signal.SIGTERM, signal.SIGQUIT, signal.SIGHUP)
 
     def __init__(self, app: ConsoleApp, interrupt_is_quit: bool = False):
         self.app = app
@@ -168,7 +172,7 @@ class closing_app:
         def quit_key(signum, frame):
             self.app.events.put(InputEvent(QUIT, PRESS, time.monotonic()))
 
-        self._previous = signal.signal(signal.SIGTERM, stop)
+        self._previous = {signum: signal.signal(signum, stop) for signum in self.STOP_SIGNALS}
         self._interrupt = signal.signal(signal.SIGINT, quit_key) if self.interrupt_is_quit else None
         return self.app
 
@@ -176,7 +180,8 @@ class closing_app:
         try:
             self.app.close()
         finally:
-            signal.signal(signal.SIGTERM, self._previous)
+            for signum, previous in self._previous.items():
+                signal.signal(signum, previous)
             if self._interrupt is not None:
                 signal.signal(signal.SIGINT, self._interrupt)
             for source in self.app.sources:

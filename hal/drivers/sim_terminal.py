@@ -85,6 +85,8 @@ class TerminalDriver(Driver):
         self._drawn_size: tuple[int, int] | None = None
         self._last = Frame(width, height)
         self._previous_winch = None  # SIGWINCH's handler before ours, while we draw on a terminal
+        self._drawing = False  # inside _draw or _write_line: a resize waits for its end
+        self._resized = False
 
     @property
     def needed(self) -> tuple[int, int]:
@@ -110,8 +112,19 @@ class TerminalDriver(Driver):
 
     def on_resize(self, *_: object) -> None:
         """The window changed size (SIGWINCH): draw the last frame again, all of it, at once,
-        even on a still screen that sends no new frame."""
-        if self._running:
+        even on a still screen that sends no new frame.
+
+        Python runs the handler between any two bytecodes of the main thread, also in the middle
+        of a drawing (a nested write is a RuntimeError of the buffered stream, "reentrant call"),
+        so a resize that comes while the driver draws is only noted, and drawn once that drawing
+        ends: a storm of signals costs at most one drawing each, never one inside another."""
+        self._resized = True
+        if not self._drawing:
+            self._draw_resized()
+
+    def _draw_resized(self) -> None:
+        while self._resized and self._running:
+            self._resized = False
             self._draw(self._last)
 
     def close(self) -> None:
@@ -142,18 +155,26 @@ class TerminalDriver(Driver):
         return text if size is None else text[: max(0, size[0] - 1)]
 
     def _write_line(self, below: int, text: str) -> None:
+        with _Drawing(self):
+            self._write_line_now(below, text)
+
+    def _write_line_now(self, below: int, text: str) -> None:
         if self._running and self._fits(self._drawn_size):
             row = HEADER_LINES + self.height + below
             self.stream.write(f"{ESC}{row};1H{RESET}{self._fit(text)}{CLEAR_TO_END_OF_LINE}")
             self.stream.flush()
         elif self._running:
-            self._draw(self._last)
+            self._draw_now(self._last)
 
     def _fits(self, size: tuple[int, int] | None) -> bool:
         columns, lines = self.needed
         return size is None or (size[0] >= columns and size[1] >= lines)
 
     def _draw(self, frame: Frame) -> None:
+        with _Drawing(self):
+            self._draw_now(frame)
+
+    def _draw_now(self, frame: Frame) -> None:
         self._last = frame
         size = self.size()
         parts = [HOME]
@@ -191,3 +212,19 @@ class TerminalDriver(Driver):
                 dots.clear()
             dot = dots[rgb] = f"{ESC}38;2;{rgb[0]};{rgb[1]};{rgb[2]}m{DOT} "
         return dot
+
+
+class _Drawing:
+    """While a TerminalDriver draws: a resize signalled meanwhile is drawn when it ends."""
+
+    def __init__(self, driver: TerminalDriver):
+        self.driver = driver
+
+    def __enter__(self) -> None:
+        self.outer = self.driver._drawing
+        self.driver._drawing = True
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.driver._drawing = self.outer
+        if not self.outer and exc_info[0] is None:
+            self.driver._draw_resized()

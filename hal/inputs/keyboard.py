@@ -1,7 +1,13 @@
 """The laptop keyboard as the console's buttons, for the terminal simulator.
 
-The terminal is put in cbreak mode (keys arrive one by one, unechoed; Ctrl-C still interrupts)
-and read without blocking from `poll`, so no thread is needed. Terminals report no key-up, so
+The terminal is put in cbreak mode (keys arrive one by one, unechoed) and read without blocking
+from `poll`, so no thread is needed. Two more of the terminal's own key meanings are turned off
+while the simulator runs, and restored with the rest: flow control (IXON), with which Ctrl-S
+stopped all output until Ctrl-Q, so the simulator froze at its next drawing; and the keys that
+send signals (ISIG): Ctrl-\\ sent SIGQUIT, which killed the simulator with the panel still drawn,
+the cursor hidden and the terminal left in cbreak mode. Ctrl-C and Ctrl-\\ now arrive as keys
+and both mean q (asked first mid-game), and Ctrl-Z does not suspend the simulator, which would
+hand the shell a terminal in cbreak mode. Terminals report no key-up, so
 every key becomes a press immediately followed by a release; a held key repeats through the
 terminal's own key repeat.
 
@@ -45,6 +51,8 @@ KEYS: dict[int, str] = {
     ord("\t"): "start",
     ord("q"): QUIT,
     ord("Q"): QUIT,
+    0x03: QUIT,  # Ctrl-C (ISIG is off: no SIGINT)
+    0x1C: QUIT,  # Ctrl-\ (no SIGQUIT)
 }
 
 # Final byte of the cursor-key sequences ESC [ A .. D and ESC O A .. D (also with modifiers,
@@ -145,7 +153,12 @@ class KeyboardInput:
         """Switch the terminal to cbreak mode, saving its settings for `close`."""
         if self._saved is None:
             self._saved = termios.tcgetattr(self._fd)
-            tty.setcbreak(self._fd)
+            mode = termios.tcgetattr(self._fd)
+            mode[tty.IFLAG] &= ~termios.IXON  # Ctrl-S and Ctrl-Q are keys, not flow control
+            mode[tty.LFLAG] &= ~(termios.ECHO | termios.ICANON | termios.ISIG)  # cbreak, and no signal keys
+            mode[tty.CC][termios.VMIN] = 1
+            mode[tty.CC][termios.VTIME] = 0
+            termios.tcsetattr(self._fd, termios.TCSAFLUSH, mode)
 
     def close(self) -> None:
         """Restore the terminal settings saved by `open` (idempotent, safe in a signal handler)."""
