@@ -78,7 +78,7 @@ class EventQueue:
     def wake(self) -> None:
         """Wake a loop blocked in `wait` without an event (to stop it); safe in a signal handler
         (SimpleQueue.put is reentrant)."""
-        self._queue.put(_WAKE)
+        self.put(_WAKE)  # type: ignore[arg-type]  # filtered out by `drain`
 
     def wait(self, timeout: float) -> bool:
         """Block up to `timeout` seconds until an event is waiting; True when one is (False may
