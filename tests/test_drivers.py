@@ -1,5 +1,7 @@
+import errno
 import inspect
 import io
+import os
 import re
 
 import pytest
@@ -8,7 +10,7 @@ from PIL import Image
 
 from hal.drivers import DRIVER_NAMES, DriverError, make_driver
 from hal.drivers import ws281x as ws281x_module
-from hal.drivers.leds_dev import KERNEL_GAMMA, LedsDevDriver
+from hal.drivers.leds_dev import KERNEL_GAMMA, DeviceNotReadyError, LedsDevDriver
 from hal.drivers.sim_headless import HeadlessDriver
 from hal.drivers.sim_png import PngDriver
 from hal.drivers.sim_terminal import HIDE_CURSOR, SHOW_CURSOR, TerminalDriver
@@ -139,9 +141,12 @@ def pi(tmp_path):
         bufsiz_path = tmp_path / "bufsiz"
         if spidev_bufsiz is not None:
             bufsiz_path.write_text(spidev_bufsiz + "\n")
+        nodes = (tmp_path / "spidev0.0", tmp_path / "gpiomem")
+        for node in nodes:
+            node.touch()
         return PiProbe(model_path=str(model_path), revision_path=str(revision_path),
                        modules_path=str(modules_path), spidev_bufsiz_path=str(bufsiz_path),
-                       euid=lambda: euid)
+                       spi_nodes=tuple(map(str, nodes)), euid=lambda: euid)
 
     return probe
 
@@ -182,6 +187,39 @@ class UnknownBoardStrip(PixelStripStandIn):
 def test_a_board_the_binding_does_not_know_is_named_with_the_fix(pi, model, revision, words):
     with pytest.raises(DriverError, match=words):
         Ws281xDriver(LEDS, strip_factory=UnknownBoardStrip, probe=pi(model=model, revision=revision))
+
+
+class NoSpiStrip(PixelStripStandIn):
+    def begin(self):
+        raise RuntimeError("ws2811_init failed with code -13 (Unable to initialize SPI)")
+
+
+def not_permitted(path, flags):
+    raise PermissionError(errno.EPERM, "Operation not permitted", path)
+
+
+@pytest.mark.parametrize("node, how, words", [
+    ("spidev0.0", "missing", r"there is no .*spidev0\.0 yet \(udev makes it at boot\): the service restarts"),
+    ("gpiomem", "missing", r"there is no .*gpiomem yet"),
+    ("spidev0.0", "refused", r"spidev0\.0 appeared after the service started, so systemd does not let it open it"),
+])
+def test_an_spi_node_a_restart_picks_up_is_exit_75_not_a_bad_configuration(pi, monkeypatch, node, how, words):
+    probe = pi(model=PI4, euid=1000)
+    path = next(p for p in probe.spi_nodes if p.endswith(node))
+    if how == "missing":
+        os.remove(path)
+    else:
+        real_open = os.open
+        monkeypatch.setattr(ws281x_module.os, "open", lambda p, f, *a: not_permitted(p, f) if p == path
+                            else real_open(p, f, *a))
+    with pytest.raises(DeviceNotReadyError, match=words):
+        Ws281xDriver(LEDS, pin=10, strip_factory=NoSpiStrip, probe=probe)
+
+
+def test_spi_nodes_that_open_leave_the_cause_to_the_usual_probes(pi):
+    with pytest.raises(DriverError, match=r"could not start the LEDs on GPIO 10: .*Unable to initialize SPI") as error:
+        Ws281xDriver(LEDS, pin=10, strip_factory=NoSpiStrip, probe=pi(model=PI4, euid=1000))
+    assert not isinstance(error.value, DeviceNotReadyError)
 
 
 def test_spi_frame_size_is_the_librarys_pcm_byte_count():

@@ -3,7 +3,9 @@ brings its own module of routes: `phones` for the phones' page), served by uvico
 its own so the panel's loop never waits for the network.
 
 The socket is bound in the caller's thread before the server thread starts, so a port in use or a
-wrong address is a one-line error at start-up instead of a thread dying later. uvicorn installs no
+wrong address is a one-line error at start-up instead of a thread dying later. On the box systemd
+binds it instead (hues-console.socket, which also holds the phones' IP filter) and passes it as
+sd_listen_fds(3) says, so the service itself runs with no network of its own (PrivateNetwork=yes). uvicorn installs no
 signal handlers outside the main thread (uvicorn/server.py `capture_signals`), so the console's
 own SIGTERM handling stays in charge; `stop()` asks the server to exit and waits for it.
 """
@@ -11,6 +13,8 @@ own SIGTERM handling stays in charge; `stop()` asks the server to exit and waits
 from __future__ import annotations
 
 import ipaddress
+import logging
+import os
 import socket
 import threading
 from typing import Iterable, Sequence
@@ -35,8 +39,31 @@ SECURITY_HEADERS = (
 )
 
 
+log = logging.getLogger("hues-console")
+SD_LISTEN_FDS_START = 3  # the first socket systemd passes (sd-daemon.h)
+
+
 class WebServerError(Exception):
     """The web companion cannot start (address in use, not an address of this machine...)."""
+
+
+def systemd_socket(environ=os.environ) -> socket.socket | None:
+    """The listening socket systemd passed to this process (LISTEN_PID is ours), else None. The
+    variables leave the environment, so a child process never takes the socket for its own."""
+    if environ.get("LISTEN_PID") != str(os.getpid()):
+        return None
+    count = environ.get("LISTEN_FDS", "")
+    for name in ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"):
+        environ.pop(name, None)
+    if count != "1":
+        raise WebServerError(f"web: systemd passed {count or 'no'} sockets, the console takes one "
+                             f"(one ListenStream= in hues-console.socket)")
+    listening = socket.socket(fileno=SD_LISTEN_FDS_START)
+    listening.set_inheritable(False)
+    if listening.type != socket.SOCK_STREAM or not listening.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+        raise WebServerError("web: the socket systemd passed is not a listening TCP socket "
+                             "(hues-console.socket needs ListenStream=)")
+    return listening
 
 
 class SecurityHeaders:
@@ -110,6 +137,13 @@ class WebServer:
     """uvicorn serving `app` on (address, port) in a daemon thread; port 0 picks a free one."""
 
     def __init__(self, app: ASGIApp, address: str, port: int) -> None:
+        self._socket = systemd_socket()
+        if self._socket is not None:
+            self._serve(app)
+            if (self.address, self.port) != (address, port):
+                log.warning("web: systemd listens on %s port %s, the configuration says %s port %s: "
+                            "run the installer again to move the socket", self.address, self.port, address, port)
+            return
         try:
             family = socket.AF_INET6 if ":" in address else socket.AF_INET
             self._socket = socket.socket(family, socket.SOCK_STREAM)
@@ -120,6 +154,9 @@ class WebServer:
             raise WebServerError(f"web: cannot listen on {address}:{port} ({exc.strerror or exc})") from None
         except (ValueError, UnicodeError) as exc:
             raise WebServerError(f"web: {address!r} is not an address to listen on ({exc})") from None
+        self._serve(app)
+
+    def _serve(self, app: ASGIApp) -> None:
         self.address, self.port = self._socket.getsockname()[:2]
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio",

@@ -4,7 +4,9 @@ rpi-ws281x sends the whole buffer on every `show()`, but each `setPixelColor` is
 so only LEDs whose colour changed since the last frame are set. The library only says "init
 failed" when it cannot start; the usual causes (not a Pi, a Pi 5, not root, a pin it cannot
 drive, the onboard sound holding the PWM, a board revision the library does not know, SPI not
-set up) are probed here so the host reads which one it is. Every call into the library is
+set up) are probed here so the host reads which one it is. On SPI a node that udev has not made
+yet, or made after the service started, is a DeviceNotReadyError: the service exits 75 and
+systemd starts it again, now with the node. Every call into the library is
 wrapped, so a failure mid-game is a DriverError with a sentence, never a traceback. The probes
 read paths and a uid function given to `PiProbe`, so tests can point them elsewhere.
 
@@ -17,6 +19,7 @@ byte by `((brightness & 0xff) + 1)` then `>> 8`, which with our brightness 255 i
 from __future__ import annotations
 
 import array
+import errno
 import itertools
 import operator
 import os
@@ -25,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hal.drivers.base import ChainDriver, DriverError
-from hal.drivers.leds_dev import is_pi5_family
+from hal.drivers.leds_dev import DeviceNotReadyError, is_pi5_family
 
 # Values of rpi-ws281x's WS2811_STRIP_* constants (ws2811.h): the byte order the LEDs expect.
 STRIP_TYPES = {
@@ -121,6 +124,8 @@ class PiProbe:
     revision_path: str = "/proc/device-tree/system/linux,revision"
     modules_path: str = "/proc/modules"
     spidev_bufsiz_path: str = "/sys/module/spidev/parameters/bufsiz"
+    # What rpi-ws281x opens on SPI (ws2811.c, spi_init): spidev's node, and gpiomem for the pin.
+    spi_nodes: tuple[str, ...] = ("/dev/spidev0.0", "/dev/gpiomem")
     euid: Callable[[], int] = os.geteuid
 
     def revision(self) -> int | None:
@@ -145,6 +150,21 @@ class PiProbe:
                 f"the SPI buffer (spidev.bufsiz={text}) is smaller than a frame of {led_count} "
                 f"LEDs ({needed} bytes): add spidev.bufsiz={needed} to /boot/firmware/cmdline.txt "
                 f"(sudo ./scripts/install-pi does) and reboot")
+
+    def spi_node_not_ready(self) -> str | None:
+        """After a failed start on SPI: the sentence for a node a restart of the service picks up,
+        one udev has not made yet or one made after the service started, which systemd therefore
+        left out of its device list (EPERM); None when each one opens."""
+        for path in self.spi_nodes:
+            try:
+                os.close(os.open(path, os.O_RDWR))
+            except FileNotFoundError:
+                return f"there is no {path} yet (udev makes it at boot): the service restarts to pick it up"
+            except OSError as error:
+                if error.errno == errno.EPERM:
+                    return (f"{path} appeared after the service started, so systemd does not let it "
+                            f"open it: the service restarts to pick it up")
+        return None
 
     def diagnose(self, pin: int, error: Exception) -> str:
         model = _read_text(self.model_path).replace("\0", "").strip()
@@ -237,6 +257,9 @@ class Ws281xDriver(ChainDriver):
                                        STRIP_TYPES[strip_type])
             self.strip.begin()
         except (RuntimeError, ValueError, TypeError, OverflowError) as error:
+            not_ready = probe.spi_node_not_ready() if pin in SPI_PINS else None
+            if not_ready:
+                raise DeviceNotReadyError(not_ready) from error
             raise DriverError(probe.diagnose(pin, error)) from error
         self._shown = led_colors(bytes(led_count * 3))
         self._transmit()
