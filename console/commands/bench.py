@@ -13,6 +13,8 @@ import json
 import os
 import platform
 import random
+import resource
+import tempfile
 import statistics
 import subprocess
 import sys
@@ -23,6 +25,8 @@ from dataclasses import replace
 from console.game import rules
 from console.play.app import ConsoleApp
 from console.play.loop import run_realtime
+from console.commands.bench_processes import quota_figures, still_figures
+from console.commands.bench_processes import phone_figures as process_phone_figures
 from console.game.board import ALL_CELLS, Cell, distance
 from console.view.render import render
 from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
@@ -118,10 +122,10 @@ class _TimedDriver(Ws281xDriver):
         self.shown_at.append(time.monotonic())
 
 
-def latency_figures(seconds: float = 4.0, fps: int = 60, web: bool = False) -> dict:
-    """Presses enter the queue at random moments from another thread while the real-time loop
-    runs; latency is from each press to the first frame handed over after it was processed.
-    `web`: with the phones' server on and a phone connected, sent every change."""
+def latency_figures(presses: int = 1000, fps: int = 60, web: bool = False) -> dict:
+    """`presses` presses enter the queue at random moments (5 to 25 ms apart) from another
+    thread while the real-time loop runs; latency is from each press to the first frame handed
+    over after it was processed. `web`: with the phones' server on and a phone connected."""
     state, _ = busy_game()
     layout = Layout(LayoutOptions())
     events = EventQueue()
@@ -134,9 +138,8 @@ def latency_figures(seconds: float = 4.0, fps: int = 60, web: bool = False) -> d
 
     def presser():
         rng = random.Random(1)
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            time.sleep(rng.uniform(0.03, 0.09))
+        for _ in range(presses):
+            time.sleep(rng.uniform(0.005, 0.025))
             now = time.monotonic()
             sent.append(now)
             events.put(InputEvent(rng.choice(("left", "right")), PRESS, now))
@@ -212,7 +215,7 @@ def first_frame_probe(web: bool) -> None:
     print(json.dumps({"first_frame": shown, "rss_mb": round(rss_kb / 1024, 1)}))
 
 
-def run_bench() -> dict:
+def run_bench(cpu_quota: float | None = None) -> dict:
     busy, busy_ui = busy_game()
     reveal, reveal_ui = reveal_game()
     results = {
@@ -231,7 +234,36 @@ def run_bench() -> dict:
     results.update(startup_figures())
     results["idle_cpu"] = idle_cpu_figure()
     results["web"] = web_figures()
+    results["still_percent_of_a_core"] = still_figures()
+    results["phones_in_a_process"] = process_phone_figures()
+    results["replay_video"] = replay_memory_figures()
+    if cpu_quota is not None:
+        results["cpu_quota"] = quota_figures(cpu_quota)
     return results
+
+
+def replay_memory_figures(players: int = 10) -> dict:
+    """Peak RSS and CPU of `replay --video` (APNG and WebP) on a whole game's record, each a
+    process of its own; the anchor is the same replay without a video."""
+    from console.commands.bench_processes import whole_game
+
+    out = {}
+    with tempfile.TemporaryDirectory() as directory:
+        record = os.path.join(directory, "game.jsonl")
+        with open(record, "w") as file:
+            file.writelines(json.dumps(action) + "\n" for action in whole_game(players))
+        out["actions"] = len(whole_game(players))
+        for name, extra in (("no video (anchor)", []), ("apng", ["--video", os.path.join(directory, "g.png")]),
+                            ("webp", ["--video", os.path.join(directory, "g.webp")])):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-m", "console.commands.main", "replay", record, *extra],
+                           capture_output=True, check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # ru_maxrss: the largest child yet
+            out[name] = {"peak_rss_mb": round(after.ru_maxrss / 1024, 1),
+                         "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 2)}
+            if extra:
+                out[name]["bytes"] = os.path.getsize(extra[1])
+    return out
 
 
 def phone_figures(phones: int = 4, taps: int = 100) -> dict:
@@ -290,12 +322,35 @@ def format_report(r: dict) -> str:
         f"  latency: {wl['p50']:.2f} ms p50, {wl['p99']:.2f} ms p99 over {wl['events']} presses, a phone connected",
         f"  idle: {100 * w['idle_cpu']:.2f} % of a core, a phone connected",
         f"  start-up: {w['startup_s']:.3f} s to the first frame, {w['rss_mb']} MB RSS",
+        "still screens, the console alone in a process, its CPU over "
+        f"{next(iter(r['still_percent_of_a_core'].values()))['seconds']} s (low-high of the repeats):",
     ]
+    for name, figure in r["still_percent_of_a_core"].items():
+        low, high = figure["percent"]
+        lines.append(f"  {name}: {low:.3f}-{high:.3f} % of a core")
+    lines.append("a tap to every phone, console and phones in separate processes, beside a minimal "
+                 "Starlette broadcast (p50/p99 ms):")
+    for n, row in r["phones_in_a_process"].items():
+        c, a = row["console"], row["anchor"]
+        lines.append(f"  {n} phones: console {c['p50']:.2f}/{c['p99']:.2f}, anchor {a['p50']:.2f}/{a['p99']:.2f} "
+                     f"(p50 {row['p50_ratio']}x the anchor, {c['samples']} samples)")
+    v = r["replay_video"]
+    lines.append(f"replay --video of a {v['actions']}-action game, peak RSS: APNG {v['apng']['peak_rss_mb']} MB "
+                 f"({v['apng']['cpu_s']} s CPU), WebP {v['webp']['peak_rss_mb']} MB ({v['webp']['cpu_s']} s), "
+                 f"without a video {v['no video (anchor)']['peak_rss_mb']} MB")
+    q = r.get("cpu_quota")
+    if q is not None:
+        f, t, d = q["frames_late_ms"], q["tap_to_every_phone_ms"], q["watchdog"]
+        lines.append(f"in a cgroup with {100 * q['quota']:.0f} % of a core ({q['cgroup']}), {q['phones']} phones "
+                     f"tapping {q['taps_per_s_each']:g}/s each for {q['seconds']:g} s: frames late p50 {f['p50']} "
+                     f"p99 {f['p99']} ms ({f['frames']} frames), taps to every phone p50 {t['p50']} p99 {t['p99']} ms "
+                     f"({t['samples']}), watchdog {d['pings']} pings, longest gap {d['longest_gap_s']} s, "
+                     f"{d['missed']} missed")
     return "\n".join(lines)
 
 
-def bench_main(as_json: bool) -> int:
-    results = run_bench()
+def bench_main(as_json: bool, cpu_quota: float | None = None) -> int:
+    results = run_bench(cpu_quota)
     print(json.dumps(results, indent=2) if as_json else format_report(results))
     return 0
 
