@@ -17,6 +17,7 @@ from console.web.panel import SIM_RATE_PER_S, PanelStream
 from console.web.phones import PhoneRoom
 from console.web.replay import MAX_FRAMES_PER_S, ReplayRoom
 from console.web.seats import Attempts, SeatBook
+from console.store.games import GameStore
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions
 from hal.output import OutputStage
@@ -62,7 +63,7 @@ def routes(clock: FakeClock, pause) -> dict:
     """Each websocket route with the fake clock and pause: (handler, its rate, its answer to junk)."""
     stage = OutputStage(Layout(LayoutOptions()))
     panel = PanelStream(Hub(), stage, EventQueue(), clock)
-    replay = ReplayRoom(stage, EventQueue(), clock)
+    replay = ReplayRoom(stage, GameStore("memory://"), clock)
     replay._timelines["g1"] = Timeline(())
     room = PhoneRoom(Hub(), EventQueue(), SeatBook(10), Attempts(clock), clock=clock)
     for owner in (panel, replay, room):

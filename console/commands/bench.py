@@ -22,14 +22,12 @@ import threading
 import time
 from dataclasses import replace
 
-from console.game import rules
 from console.play.app import ConsoleApp
 from console.play.loop import run_realtime
-from console.commands.bench_processes import quota_figures, still_figures
-from console.commands.bench_processes import phone_figures as process_phone_figures
-from console.game.board import ALL_CELLS, Cell, distance
+from console.commands.bench_games import busy_game, percentile, reveal_game, started_app
+from console.game.board import Cell
 from console.view.render import render
-from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
+from console.game.rules import GameState
 from console.store.games import GameStore
 from console.view.ui import Ui
 from hal.drivers.ws281x import PixelStripStandIn, Ws281xDriver
@@ -41,28 +39,6 @@ LED_WIRE_US = 30.0
 LATCH_US = 300.0
 SIZES = {"32x16": (2, 1), "64x32": (4, 2), "64x64": (4, 4)}  # 16x16 panels across, down
 FRAMES = 600
-
-
-def busy_game() -> tuple[GameState, Ui]:
-    """10 players in the second guesses: 17 pawns down, the last one still to be let stand (B
-    takes it back), the 18th guesser's cursor, status."""
-    state = rules.apply(None, NewGame(players=10, seed=11, first_giver=0, variant="free"))
-    target = Cell(7, 14)
-    state = rules.apply(rules.apply(state, ChooseTarget(target)), Clue())
-    near = iter(c for c in ALL_CELLS if 1 <= distance(c, target) <= 4)
-    while state.phase == "guess1":
-        state = rules.apply(state, Place(next(near)))
-    state = rules.apply(state, Clue())
-    while len(state.to_place) > 1:
-        state = rules.apply(state, Place(next(near)))
-    return state, Ui(screen="play", cursor=Cell(3, 20), pending=state.pawns[-1])
-
-
-def reveal_game() -> tuple[GameState, Ui]:
-    state, _ = busy_game()  # its pending pawn is in the state already: the last guesser places
-    taken = {pawn.cell for pawn in state.pawns}
-    state = rules.apply(state, Place(next(c for c in ALL_CELLS if c not in taken)))
-    return state, Ui(screen="reveal", since=0.0)
 
 
 def pipeline(size: str) -> tuple[OutputStage, Ws281xDriver]:
@@ -91,11 +67,6 @@ def frame_costs(size: str, state: GameState, ui: Ui, start_t: float = 0.0) -> li
 
 def wire_ms(leds: int) -> float:
     return (leds * LED_WIRE_US + LATCH_US) / 1000
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def frame_figures(size: str, state: GameState, ui: Ui) -> dict:
@@ -159,15 +130,6 @@ def latency_figures(presses: int = 1000, fps: int = 60, web: bool = False) -> di
             latencies.append((after - t) * 1000)
     return {"p50": round(percentile(latencies, 50), 2), "p99": round(percentile(latencies, 99), 2),
             "events": len(latencies), "frame_period_ms": round(1000 / fps, 2)}
-
-
-def started_app() -> ConsoleApp:
-    """The console on the 32x16 panel's PixelStrip stand-in with an in-memory store, started."""
-    layout = Layout(LayoutOptions())
-    app = ConsoleApp(OutputStage(layout), Ws281xDriver(layout.led_count, strip_factory=PixelStripStandIn),
-                     EventQueue(), [], GameStore("memory://"))
-    app.start(time.monotonic())
-    return app
 
 
 def idle_cpu_figure(seconds: float = 3.0, fps: int = 60, web: bool = False) -> float:
@@ -234,11 +196,13 @@ def run_bench(cpu_quota: float | None = None) -> dict:
     results.update(startup_figures())
     results["idle_cpu"] = idle_cpu_figure()
     results["web"] = web_figures()
-    results["still_percent_of_a_core"] = still_figures()
-    results["phones_in_a_process"] = process_phone_figures()
+    from console.commands import bench_processes  # it runs children of its own, which import this
+
+    results["still_percent_of_a_core"] = bench_processes.still_figures()
+    results["phones_in_a_process"] = bench_processes.phone_figures()
     results["replay_video"] = replay_memory_figures()
     if cpu_quota is not None:
-        results["cpu_quota"] = quota_figures(cpu_quota)
+        results["cpu_quota"] = bench_processes.quota_figures(cpu_quota)
     return results
 
 

@@ -34,7 +34,7 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
     """In the child: the console on `screen`, its loop in this (main) thread; prints its address
     and room code; then answers `cpu` (this process's CPU and clock) and `late` (how late its
     time-driven frames reached the panel) on stdin, and stops at the end of stdin."""
-    from console.commands.bench import started_app
+    from console.commands.bench_games import started_app
     from console.play.loop import run_realtime
 
     app = started_app()
@@ -95,7 +95,7 @@ def late_frames(shown) -> list[float]:
 
 
 def put_on_screen(app, screen: str, now: float) -> None:
-    from console.commands.bench import busy_game, reveal_game
+    from console.commands.bench_games import busy_game, reveal_game
     from console.game.board import Cell
     from console.view.timeline import stored_timeline
     from console.view.ui import Ui
@@ -363,7 +363,7 @@ def serve_anchor() -> None:
 def phone_figures(counts=(1, 10, 32), taps: int = 100) -> dict:
     """A tap to every phone, p50/p99 over taps x phones, the console and the anchor each in a
     process of their own, the phones in a third."""
-    from console.commands.bench import percentile
+    from console.commands.bench_games import percentile
 
     out = {}
     for n in counts:
@@ -390,7 +390,7 @@ def quota_figures(quota: float, seconds: float = 20.0, phones: int = 10, taps_pe
     """The console in a cgroup with `quota` of one core (v2 cpu.max where mounted, else v1
     cpu.cfs_quota_us), `phones` phones each tapping `taps_per_s` (the guesser's taps move the
     cursor, the others' are refused): frames late, taps to every phone, watchdog pings."""
-    from console.commands.bench import percentile
+    from console.commands.bench_games import percentile
 
     group = _cpu_group(quota)
     with tempfile.TemporaryDirectory() as directory:

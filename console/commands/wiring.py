@@ -152,7 +152,7 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False):
 
     web = WebCompanion(config.web, config.players.colors, app.events, app.store, more_routes=[
         lambda hub: PanelStream(hub, app.stage, app.events if controls else None).routes(),
-        lambda hub: ReplayRoom(app.stage, app.events).routes(),
+        lambda hub: ReplayRoom(app.stage, app.store).routes(),
     ])
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from console.play import controller
+from console.play.answers import StoreAnswers
 from console.play.hold import Hold
 from console.play.sd_notify import SystemdNotifier
 from console.game import rules
@@ -27,7 +28,7 @@ from console.view.render import describe, render_timed
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import NotDurableError, StoreError
 from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_timed, stored_timeline
-from console.play.remote import Chore, RemoteCommand, SeatsHeld, handle_remote
+from console.play.remote import Chore, Refusal, RemoteCommand, SeatsHeld, handle_remote
 from console.view.ui import Ui
 from hal.frame import Frame
 from hal.drivers.base import Driver
@@ -36,9 +37,12 @@ from hal.output import OutputStage, Panel
 
 log = logging.getLogger("hues-console")
 BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
+START_WAIT_S = 0.5  # at start, how long the first frame waits for the store's answers
+LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume
 LOOK_EVERY_S = 1.0
 """However still the screen, the loop looks this often at what others change without telling it:
-the store's writer thread finding Redis gone or back, the journal's disk full, a lease to renew."""
+the store's writer thread finding Redis gone or back, the journal's disk full, a lease to renew,
+a game to resume (LOOK_AGAIN_S)."""
 
 
 class InputSource(Protocol):
@@ -115,6 +119,10 @@ class ConsoleApp:
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
         self.attract: Timeline | None = None  # the last finished game's reveals, for the idle board
         self._attract_due = True  # read them when the idle board first wants them
+        self.answers = StoreAnswers(store, events)
+        self._resume_due = True  # no game offered for resume yet
+        self._resume_look_at = 0.0
+        self._brightness_at_start = 1.0
         self.publisher = publisher
         self.room_codes = room_codes  # a new code for the phones to join with, each game
         self._published: tuple = (None, None)
@@ -135,25 +143,49 @@ class ConsoleApp:
     # --- start -------------------------------------------------------------------------------
 
     def start(self, now: float) -> None:
-        """Restore the brightness and offer an unfinished game for resume."""
-        brightness = self.store.get_setting("brightness", None)
-        if type(brightness) in (int, float) and 0 < brightness <= 1:
-            self.stage.set_brightness(brightness)
-        last = self._last_finished()
+        """Restore the brightness, show the last winners and offer an unfinished game for resume.
+        The store is asked off the loop's thread; what it has not answered within START_WAIT_S is
+        applied when it comes (the resume screen then appears by itself)."""
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
-                     last_winners=tuple(last.get("winner_colors", ())), colors=self.colors,
-                     store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
+                     colors=self.colors, store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
                      room_code=self.room_codes() if self.room_codes else "")
-        self._offer_resume()
+        self._brightness_at_start = self.ui.brightness
+        self.answers.ask("brightness", lambda store: store.get_setting("brightness", None), self._got_brightness)
+        self.answers.ask("winners", last_finished, self._got_winners)
+        self._look_again(now)
+        self.answers.wait(START_WAIT_S)
         self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
 
-    def _offer_resume(self) -> None:
+    def _got_brightness(self, brightness: Any) -> None:
+        if type(brightness) in (int, float) and 0 < brightness <= 1 and self.ui.brightness == self._brightness_at_start:
+            self.stage.set_brightness(brightness)
+            self.ui = replace(self.ui, brightness=self.stage.brightness)
+
+    def _got_winners(self, last: dict) -> None:
+        if not self.ui.last_winners:
+            self.ui = replace(self.ui, last_winners=tuple(last.get("winner_colors", ())))
+
+    def _look_again(self, now: float) -> None:
+        """Ask the store for a game to resume while none has been offered and none is under way:
+        at start, and when Redis is back after a start without it (or another console let go)."""
+        if (self._resume_due and now >= self._resume_look_at and self._can_offer()
+                and not self.answers.asking("resume")):
+            self._resume_look_at = now + LOOK_AGAIN_S
+            self.answers.ask("resume", lambda store: store.unfinished(), self._got_unfinished)
+
+    def _can_offer(self) -> bool:
+        return self.ui.screen == "idle" and (self.game is None or rules.is_terminal(self.game))
+
+    def _got_unfinished(self, found: tuple[str, list[dict]] | None) -> None:
         """Offer the store's unfinished game, replayed as far as the rules accept it (a record the
-        rules refuse part-way is cut back there). If Redis could not be asked, `tick` asks again
-        when it is back and no game is under way (then the resume screen appears by itself)."""
-        found = self.store.unfinished()
+        rules refuse part-way is cut back there). One that came while the host was busy (a menu,
+        a new game) is asked for again once the board is idle."""
         if found is None:
+            self._resume_due = not self.store.resume_checked
             return
+        if not self._can_offer():
+            return
+        self._resume_due = False
         game_id, record = found
         game, replayed, problem = replay_prefix(record)
         if game is None:
@@ -177,30 +209,9 @@ class ConsoleApp:
         self.game, self.ui = game, ui
         self._shown = controller.screen_key(ui, now)
 
-    def _last_finished(self) -> dict:
-        """The history entry of the last finished game, {} when there is none."""
-        finished = (g for g in self.store.history(10) if g.get("status") == "finished")
-        return next(finished, {})
-
-    def _last_reveals(self) -> Timeline | None:
-        """The last finished game's reveals, for the idle board's attract loop: read when first
-        wanted, not at start or as a game ends (the store may be down then, or busy). None when
-        there is none, the store cannot give it or its record cannot be replayed (the board then
-        just breathes)."""
-        game_id = self._last_finished().get("game_id")
-        if game_id is None:
-            return None
-        try:
-            return stored_timeline(self.store.export(game_id)).reveals()
-        except (StoreError, RuleError) as exc:
-            log.warning("no attract loop: the last game %s cannot be replayed (%s)", game_id, exc)
-            return None
-
-    def _look_again(self) -> None:
-        """Redis is back after a start without it: offer its unfinished game once no game is on."""
-        if (not self.store.resume_checked and self.store.online and self.ui.screen == "idle"
-                and (self.game is None or rules.is_terminal(self.game))):
-            self._offer_resume()
+    def _got_reveals(self, reveals: Timeline | None) -> None:
+        if not self._attract_due:  # else a game ended since it was asked: that one's come next
+            self.attract = reveals
 
     # --- one frame ---------------------------------------------------------------------------
 
@@ -220,7 +231,7 @@ class ConsoleApp:
         self._fall_back_to_idle(now)
         self._note_change_by_itself(now)
         self.store.tick(now)
-        self._look_again()
+        self._look_again(now)
         if self.ui.store_online != self.store.online:
             self.ui = replace(self.ui, store_online=self.store.online)
         if self.ui.disk_full == self.store.journal_ok:
@@ -259,11 +270,12 @@ class ConsoleApp:
         try:
             step = handle_remote(self.game, self.ui, command, now, self.rng)
         except RuleError as exc:
-            command.reply(str(exc))
+            command.reply(exc)
             return
         self._last_input = now
         taken = self._take_step(step, now)
-        command.reply(None if taken else "the box could not store that move (its disk is full): it is not taken")
+        command.reply(None if taken else Refusal("disk_full", "the box could not store that move (its disk is full): "
+                                                 "it is not taken"))
 
     def _take_step(self, step: controller.Step, now: float) -> bool:
         """Store the step's actions, then show it; False when the store refused some of them."""
@@ -381,7 +393,7 @@ class ConsoleApp:
             if self._attract_due:
                 if now - idle_since >= ATTRACT_AFTER_S:
                     self._attract_due = False
-                    self.attract = self._last_reveals()
+                    self.answers.ask("attract", last_reveals, self._got_reveals)  # its answer wakes the loop
                 else:
                     until = idle_since + ATTRACT_AFTER_S
             if self.attract is not None:
@@ -446,6 +458,26 @@ class ConsoleApp:
                 self.store.close()
         if self.powering_off and self.shutdown.poweroff is not None:
             self.shutdown.poweroff()
+
+
+def last_finished(store: Any) -> dict:
+    """The history entry of the last finished game, {} when there is none (a question for the
+    store's thread: it reads Redis)."""
+    return next((g for g in store.history(10) if g.get("status") == "finished"), {})
+
+
+def last_reveals(store: Any) -> Timeline | None:
+    """The last finished game's reveals, for the idle board's attract loop (a question for the
+    store's thread): read when first wanted, not at start or as a game ends. None when there is
+    none, the store cannot give it or its record cannot be replayed (the board then just breathes)."""
+    game_id = last_finished(store).get("game_id")
+    if game_id is None:
+        return None
+    try:
+        return stored_timeline(store.export(game_id)).reveals()
+    except (StoreError, RuleError) as exc:
+        log.warning("no attract loop: the last game %s cannot be replayed (%s)", game_id, exc)
+        return None
 
 
 def replay_prefix(record: list[dict]) -> tuple[GameState | None, int, str | None]:

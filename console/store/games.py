@@ -67,7 +67,7 @@ class GameStore(JournalledWriter):
     `JournalledWriter` for the parameters."""
 
     _look_after = 0.0  # on the monotonic clock: when `unfinished` may ask Redis again
-    _leased_elsewhere = False  # the last look found a game another console holds
+    _ask_again = False  # the last look left a game for later (another console holds it, or a game began)
 
     def __init__(self, *args: Any, **options: Any):
         super().__init__(*args, **options)
@@ -97,26 +97,26 @@ class GameStore(JournalledWriter):
 
     def unfinished(self) -> tuple[str, list[dict]] | None:
         """The unfinished game to resume (id, actions), or None; further appends go to it.
-        While Redis cannot be reached, or another console holds an unfinished game (its lease may
-        run out: it stopped), it is None and `resume_checked` stays False: ask again (Redis is
-        asked again at most every few seconds)."""
+        While Redis cannot be reached, or another console holds an unfinished game, it is None
+        and `resume_checked` stays False: ask again (Redis is asked again at most every few
+        seconds). It may wait on Redis: the app asks it through `later`, never on its own thread."""
         if self._game is not None:
             self.resume_checked = True
             return self._game.id, self._actions(self._game)
         if not self._online or self._monotonic() < self._look_after:
             return None
-        self._leased_elsewhere = False
+        self._ask_again = False
         found = self._reading(self._find_unfinished, None)
         if self._online:
-            self.resume_checked = found is not None or not self._leased_elsewhere
-        self._look_after = self._monotonic() + LEASE_RENEW_S if self._leased_elsewhere else 0.0
+            self.resume_checked = found is not None or not self._ask_again
+        self._look_after = self._monotonic() + LEASE_RENEW_S if self._ask_again else 0.0
         return found
 
     def _find_unfinished(self) -> tuple[str, list[dict]] | None:
         for game_id in self._io.playing_ids():
             holder = self._io.lease_holder(game_id)
             if holder not in (None, self._io.owner):
-                self._leased_elsewhere = True
+                self._ask_again = True
                 if game_id not in self._told_leased:
                     self._told_leased.add(game_id)
                     log.warning("game %s is being played by another console on %s: leaving it alone",
@@ -134,14 +134,19 @@ class GameStore(JournalledWriter):
                 where = self._io.cut_record(game_id, len(decoded.lines), decoded.problem)
                 log.warning("game %s cut back to its first %d actions: %s; the rest is kept as %s",
                             game_id, len(decoded.lines), decoded.problem, where)
-            if self.read_only or not self._io.take_lease(game_id):
+            if self.read_only or self._game is not None or not self._io.take_lease(game_id):
+                self._ask_again = self._ask_again or self._game is not None
                 continue
             game = Game(game_id, list(decoded.lines), stored_time(meta, "started"), meta["version"])
+            with self._lock:
+                if self._game is not None:  # a game began while this one was looked for: the next look offers it
+                    self._ask_again = True
+                    return None
+                self._game = game
             try:
                 self._record(self._snapshot_entry(game), game)
             except NotDurableError as error:
                 log.warning("game %s: %s", game_id, error)  # it is in Redis already
-            self._game = game
             return game_id, decoded.actions
         return None
 
@@ -155,9 +160,9 @@ class GameStore(JournalledWriter):
             self._record(self._snapshot_entry(game), game)
         except NotDurableError:
             pass  # the cut is redone at the next start
-        self._reading(lambda: log.warning("game %s cut back to its first %d actions: %s; the rest is "
-                                          "kept as %s", game.id, keep, reason,
-                                          self._io.cut_record(game.id, keep, reason)), None)
+        self.later(lambda store: store._reading(lambda: log.warning(
+            "game %s cut back to its first %d actions: %s; the rest is kept as %s",
+            game.id, keep, reason, store._io.cut_record(game.id, keep, reason)), None))
 
     def finish(self, summary: dict) -> None:
         """Close the game into the history; `summary` (players, colours, scores, winners) gets a date."""
@@ -243,7 +248,7 @@ class GameStore(JournalledWriter):
         """Move a stored game out of the way, e.g. one the rules cannot replay; it is kept for inspection."""
         if self._game is not None and self._game.id == game_id:
             self._game = None
-        self._reading(lambda: self._quarantine(game_id, reason), None)
+        self.later(lambda store: store._reading(lambda: store._quarantine(game_id, reason), None))
 
     # -- internals -----------------------------------------------------------------------------------
 

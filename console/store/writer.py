@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import logging
+from concurrent.futures import Future
 import os
 import secrets
 import stat
@@ -161,13 +162,16 @@ class JournalledWriter:
         self._no_journal: JournalError | None = None  # why a journal was wanted but cannot be had
         if state_dir is not None and not read_only:
             self._open_journal(Path(state_dir))
-        self._attempt()
         self._writer: threading.Thread | None = None
         self._stop = False
         self._wake = threading.Event()
-        if background:
+        self._jobs: collections.deque[tuple[Callable[[Any], Any], Future]] = collections.deque()
+        if background:  # the first connection too is the writer's: a stalled Redis never holds up the start
             self._writer = threading.Thread(target=self._write_loop, name="store-writer", daemon=True)
+            self._wake.set()
             self._writer.start()
+        else:
+            self._attempt()
 
     # -- the game being played -------------------------------------------------------------------
 
@@ -395,6 +399,39 @@ class JournalledWriter:
         self._online = False
         self._checked = False
 
+    def later(self, job: Callable[[Any], Any]) -> Future:
+        """Run `job(store)` where waiting on Redis holds up nothing: on the writer thread, after
+        the writes queued before it (so it reads what they wrote). Without a writer thread (the
+        memory store, tests) it runs at once. The frame loop asks the store through this only:
+        a slow or stalled Redis never holds up a frame."""
+        future: Future = Future()
+        if self._writer is None:
+            self._run_job(job, future)
+            return future
+        with self._lock:
+            self._jobs.append((job, future))
+        self._wake.set()
+        return future
+
+    def _run_job(self, job: Callable[[Any], Any], future: Future) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            with self._attempt_lock:
+                result = job(self)
+        except Exception as error:  # the asker decides what an error means
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def _run_jobs(self) -> None:
+        while True:
+            with self._lock:
+                if not self._jobs:
+                    return
+                job, future = self._jobs.popleft()
+            self._run_job(job, future)
+
     def _write_loop(self) -> None:
         while not self._stop:
             self._wake.wait(self._retry_delay if not self._online else LEASE_RENEW_S)
@@ -403,6 +440,7 @@ class JournalledWriter:
                 break
             if self._attempt():
                 self._renew_lease(self._monotonic())
+            self._run_jobs()
 
     def _renew_lease(self, now: float) -> None:
         game = self._game
@@ -459,6 +497,10 @@ class JournalledWriter:
             self._stop = True
             self._wake.set()
             self._writer.join(WRITER_TIMEOUT_S + 1)
+            with self._lock:
+                for _, future in self._jobs:
+                    future.cancel()
+                self._jobs.clear()
         if self._journal is not None:
             self._journal.close(remove=not self._backlog and self.journal_ok)
         self._redis.close()

@@ -32,9 +32,12 @@ from console.web.server import origin_allowed
 from console.web.views import board_message, giver_seat_locked, seat_view
 
 log = logging.getLogger("hues-console")
-ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
-          "/phone.js": ("phone.js", "text/javascript; charset=utf-8"),
-          "/phone.css": ("phone.css", "text/css; charset=utf-8")}
+LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
+_JS, _CSS, _JSON = "text/javascript; charset=utf-8", "text/css; charset=utf-8", "application/json; charset=utf-8"
+ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"), "/phone.js": ("phone.js", _JS), "/phone.css": ("phone.css", _CSS),
+          "/i18n.js": ("i18n.js", _JS), "/rules": ("rules.html", "text/html; charset=utf-8"),
+          "/rules.js": ("rules.js", _JS), "/rules.css": ("rules.css", _CSS),
+          **{f"/i18n/{code}.json": (f"i18n/{code}.json", _JSON) for code in LANGUAGES}}
 MAX_PHONES = 32
 MAX_OUTBOX = 32  # messages waiting for a phone that does not read them: past this it is dropped
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
@@ -42,6 +45,12 @@ POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
 
 def asset(name: str) -> bytes:
     return (resources.files("console.web") / "static" / name).read_bytes()
+
+
+def languages_json() -> bytes:
+    """The language switch's choices, each named in its own catalogue."""
+    names = [{"code": code, "name": json.loads(asset(f"i18n/{code}.json"))["lang.name"]} for code in LANGUAGES]
+    return json.dumps(names, ensure_ascii=False).encode()
 
 
 class PhoneRoom:
@@ -58,9 +67,10 @@ class PhoneRoom:
         self.phones: set[PhoneConnection] = set()
         self._views: tuple[Any, dict] = (None, {})  # (snapshot, the views built from it so far)
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
+        self._assets["/i18n/languages.json"] = (languages_json(), _JSON)
 
     def routes(self) -> list:
-        return [Route(path, self.page) for path in ASSETS] + [WebSocketRoute("/ws", self.websocket)]
+        return [Route(path, self.page) for path in self._assets] + [WebSocketRoute("/ws", self.websocket)]
 
     async def page(self, request: Request) -> Response:
         body, kind = self._assets[request.url.path]
@@ -86,11 +96,11 @@ class PhoneRoom:
         if built_from is not snap:
             views = {}
             self._views = (snap, views)
-        key = (seat, host, self.book.taken, bool(self.host_pin))
+        key = (seat, host, self.book.taken, bool(self.host_pin), self.book.host_seat)
         text = views.get(key)
         if text is None:
             text = views[key] = json.dumps(seat_view(snap.game, snap.ui, seat, host=host, taken=key[2],
-                                                     host_pin=key[3]))
+                                                     host_pin=key[3], host_seat=key[4]))
         return text
 
     def seats_changed(self) -> None:
@@ -100,6 +110,13 @@ class PhoneRoom:
         self.events.put(SeatsHeld(self.book.taken))
         for phone in self.phones:
             phone.wake()
+
+
+def refusal(n: int | None, exc: Exception) -> dict:
+    """The message refusing message `n`: the English text, and the catalogue key the phone shows
+    in its language with the key's parameters (a message the box cannot read is `bad_message`)."""
+    key = "slow_down" if isinstance(exc, TooFast) else getattr(exc, "key", "bad_message")
+    return {"t": "refused", "n": n, "why": str(exc), "key": key, "args": getattr(exc, "params", {})}
 
 
 def _same(given: str, secret: str) -> bool:
@@ -184,10 +201,10 @@ class PhoneConnection:
                     self.last_n = message.n
                     self._handle(message)
             except (MessageError, SeatError, TooFast) as exc:
-                self.send({"t": "refused", "n": self._n_of(raw), "why": str(exc)})
+                self.send(refusal(self._n_of(raw), exc))
             except Exception:  # a bug here must not end the phone's connection, nor reach it
                 log.exception("a phone's message could not be handled")
-                self.send({"t": "refused", "n": self._n_of(raw), "why": "the box could not handle that message"})
+                self.send(refusal(self._n_of(raw), SeatError("the box could not handle that message", "box_error")))
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return
@@ -208,20 +225,20 @@ class PhoneConnection:
         if verb == "resume":
             seat = self.room.book.find(fields["token"]) if is_token(fields["token"]) else None
             if seat is None:
-                raise SeatError("this phone's seat is gone: join again with the code on the panel")
+                raise SeatError("this phone's seat is gone: join again with the code on the panel", "seat_gone")
             self._seated(seat, None)
             return
         if verb in ("join", "host"):
             self._check_secret(verb, fields)
             return
         if not self.admitted:
-            raise SeatError("type the room code the panel shows first")
+            raise SeatError("type the room code the panel shows first", "code_first")
         if verb == "take":
             if self.seat is not None:
-                raise SeatError("this phone has a seat already (leave it first)")
+                raise SeatError("this phone has a seat already (leave it first)", "has_seat")
             snap = self.room.hub.snapshot
             if snap.game is not None and fields["seat"] == snap.game.giver and giver_seat_locked(snap.game, snap.ui):
-                raise SeatError("that colour is giving the cue this round: take it after the reveal")
+                raise SeatError("that colour is giving the cue this round: take it after the reveal", "giver_seat_locked")
             token = self.room.book.take(fields["seat"])
             self._seated(fields["seat"], token)
             return
@@ -229,7 +246,7 @@ class PhoneConnection:
             self._free(verb, fields)
             return
         if self.seat is None:
-            raise SeatError("choose a colour first")
+            raise SeatError("choose a colour first", "choose_colour")
         assert verb in GAME_VERBS
         self._command(message)
 
@@ -237,7 +254,7 @@ class PhoneConnection:
         """The room code (join) or the host PIN (host), each wrong guess counted."""
         wait = self.room.attempts.blocked(self.address)
         if wait > 0:
-            raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s")
+            raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s", "too_many_tries", seconds=int(wait) + 1)
         if verb == "join":
             code = self.room.hub.snapshot.ui.room_code
             right = bool(code) and _same(fields["code"].strip().upper(), code)
@@ -245,7 +262,8 @@ class PhoneConnection:
             right = bool(self.room.host_pin) and _same(fields["pin"], self.room.host_pin)
         if not right:
             self.room.attempts.wrong(self.address)
-            raise SeatError("that is not the code on the panel" if verb == "join" else "wrong host PIN")
+            raise SeatError("that is not the code on the panel", "wrong_code") if verb == "join" else SeatError(
+                "wrong host PIN", "wrong_pin")
         if verb == "join":
             self.admitted = True
             self.wake()
@@ -261,7 +279,7 @@ class PhoneConnection:
         for other in self.room.phones:
             if other is not self and other.seat == seat:
                 other.seat = None
-                other.send({"t": "refused", "n": None, "why": "this colour was taken up on another phone"})
+                other.send(refusal(None, SeatError("this colour was taken up on another phone", "taken_elsewhere")))
                 other.wake()
         self.admitted, self.seat = True, seat
         reply: dict = {"t": "seated", "seat": seat}
@@ -275,10 +293,10 @@ class PhoneConnection:
 
     def _free(self, verb: str, fields: dict) -> None:
         if verb == "free_seat" and not self.host:
-            raise SeatError("only the host can free another phone's seat")
+            raise SeatError("only the host can free another phone's seat", "host_only")
         seat = self.seat if verb == "leave" else fields["seat"]
         if seat is None:
-            raise SeatError("this phone has no seat to leave")
+            raise SeatError("this phone has no seat to leave", "no_seat")
         self.room.book.free(seat)
         for phone in self.room.phones:
             if phone.seat == seat:
@@ -296,14 +314,14 @@ class PhoneConnection:
             seat=self.seat, verb=message.verb, cell=fields.get("cell"), options=options,
             host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n)))
 
-    def _replier(self, n: int) -> Callable[[str | None], None]:
+    def _replier(self, n: int) -> Callable[[Exception | None], None]:
         """Called in the app's thread: a refusal goes back to this phone through its loop."""
 
-        def reply(why: str | None) -> None:
+        def reply(why: Exception | None) -> None:
             if why is None:
                 return
             try:
-                self.loop.call_soon_threadsafe(self.send, {"t": "refused", "n": n, "why": why})
+                self.loop.call_soon_threadsafe(self.send, refusal(n, why))
             except RuntimeError:  # the server has stopped
                 pass
 

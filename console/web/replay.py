@@ -8,8 +8,8 @@ last one, then `{"t": "shown", "at": 12.35}`. Real time is the page asking 20 ti
 its clock runs; a step is a jump to a scene's start. Frames are drawn in the colours the LEDs
 show, like the live panel.
 
-The record is read from the store in the app's thread (the only one that touches the store), as
-a `Chore` on its queue; the timelines of the last few games asked for are kept.
+The record is read on the store's own thread (`store.later`), never the panel's: a slow Redis
+holds up the page, not the frames; the timelines of the last few games asked for are kept.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.game.rules import RuleError
-from console.play.remote import Chore
 from console.store.format import StoreError
 from console.view.timeline import Timeline, stored_timeline
 from console.web.messages import message_json
@@ -87,8 +86,8 @@ def parse_time(text: str | None, duration: float) -> float:
 class ReplayRoom:
     """The replay pages of the stored games."""
 
-    def __init__(self, stage: OutputStage, events: Any, clock: Callable[[], float] = time.monotonic) -> None:
-        self.stage, self.events, self.clock = stage, events, clock  # the clock paces each page
+    def __init__(self, stage: OutputStage, store: Any, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stage, self.store, self.clock = stage, store, clock  # the clock paces each page
         self.pause: Callable[[float], Any] = asyncio.sleep
         self._page = asset("panel.html")
         self._timelines: OrderedDict[str, Timeline] = OrderedDict()
@@ -156,7 +155,7 @@ class ReplayRoom:
         if not GAME_ID.fullmatch(game_id):
             raise ReplayError(f"{game_id[:80]!r} is not a game id (hues-console history lists them)")
         if game_id == LAST:
-            game_id = await self._in_app_thread(_last_finished_id)
+            game_id = await self._asked(_last_finished_id)
         timeline = self._timelines.get(game_id)
         if timeline is None:
             record = await self._record(game_id)
@@ -170,30 +169,15 @@ class ReplayRoom:
         return timeline
 
     async def _record(self, game_id: str) -> list:
-        """The game's record, read in the app's thread."""
-        return await self._in_app_thread(lambda store: store.export(game_id))
+        """The game's record, read on the store's thread."""
+        return await self._asked(lambda store: store.export(game_id))
 
-    async def _in_app_thread(self, reading) -> Any:
-        """reading(store), run in the app's thread; a StoreError is the page's ReplayError."""
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future = loop.create_future()
-
-        def settle(result: Any, error: str | None) -> None:
-            if not answer.done():
-                answer.set_exception(ReplayError(error)) if error else answer.set_result(result)
-
-        def read(store: Any) -> None:
-            try:
-                result, error = reading(store), None
-            except StoreError as exc:
-                result, error = None, str(exc)
-            try:
-                loop.call_soon_threadsafe(settle, result, error)
-            except RuntimeError:  # the server has stopped
-                pass
-
-        self.events.put(Chore(read))
+    async def _asked(self, reading) -> Any:
+        """reading(store), on the store's own thread (never the panel's: a slow Redis must not
+        hold up its frames); a StoreError is the page's ReplayError."""
         try:
-            return await asyncio.wait_for(answer, STORE_WAIT_S)
+            return await asyncio.wait_for(asyncio.wrap_future(self.store.later(reading)), STORE_WAIT_S)
+        except StoreError as exc:
+            raise ReplayError(str(exc)) from None
         except asyncio.TimeoutError:
             raise ReplayError("the console did not answer: try again") from None

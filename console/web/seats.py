@@ -27,7 +27,12 @@ MAX_ADDRESSES = 1024  # addresses whose wrong tries are remembered
 
 
 class SeatError(Exception):
-    """A seat request that cannot be granted; the message is for the phone."""
+    """A seat request that cannot be granted: the English text, and the key (with its
+    parameters) of what the phone shows in its own language."""
+
+    def __init__(self, text: str, key: str = "rule", **params) -> None:
+        super().__init__(text)
+        self.key, self.params = key, params
 
 
 def new_room_code(choice: Callable[[str], str] = secrets.choice) -> str:
@@ -58,9 +63,9 @@ class SeatBook:
     def take(self, seat: int) -> str:
         """A new token for `seat`, which must be free."""
         if not 0 <= seat < self.seats:
-            raise SeatError(f"there is no seat {seat}: choose 0 to {self.seats - 1}")
+            raise SeatError(f"there is no seat {seat}: choose 0 to {self.seats - 1}", "no_such_seat")
         if seat in self._holders:
-            raise SeatError("that colour is taken: choose another")
+            raise SeatError("that colour is taken: choose another", "seat_taken")
         token = secrets.token_hex(TOKEN_BYTES)
         self._holders[seat] = token_digest(token)
         return token
