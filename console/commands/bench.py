@@ -13,7 +13,6 @@ import json
 import os
 import platform
 import random
-import resource
 import tempfile
 import statistics
 import subprocess
@@ -219,12 +218,13 @@ def replay_memory_figures(players: int = 10) -> dict:
         out["actions"] = len(whole_game(players))
         for name, extra in (("no video (anchor)", []), ("apng", ["--video", os.path.join(directory, "g.png")]),
                             ("webp", ["--video", os.path.join(directory, "g.webp")])):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            subprocess.run([sys.executable, "-m", "console.commands.main", "replay", record, *extra],
-                           capture_output=True, check=True)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # ru_maxrss: the largest child yet
-            out[name] = {"peak_rss_mb": round(after.ru_maxrss / 1024, 1),
-                         "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 2)}
+            child = subprocess.Popen([sys.executable, "-m", "console.commands.main", "replay", record, *extra],
+                                     stdout=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)  # this child's own peak and CPU
+            child.returncode = os.waitstatus_to_exitcode(status)
+            if child.returncode != 0:
+                raise RuntimeError(f"replay {' '.join(extra)} failed ({child.returncode})")
+            out[name] = {"peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2)}
             if extra:
                 out[name]["bytes"] = os.path.getsize(extra[1])
     return out
