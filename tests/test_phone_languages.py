@@ -45,7 +45,7 @@ def catalogue(code: str) -> dict[str, str]:
 
 
 def box_of(key: str) -> str | None:
-    if key.startswith(("line.", "refused.", "status.")) or key in ("join.line", "seats.line"):
+    if key.startswith(("line.", "refused.", "status.")) or key in ("join.line", "seats.line", "scores.round", "scores.tiebreak"):
         return "line"
     if key.startswith("btn."):
         return "button"
@@ -64,7 +64,7 @@ def worst_case(messages: dict[str, str], key: str) -> str:
     colours = sorted((v for k, v in messages.items() if k.startswith("color.")), key=len, reverse=True)
     names = messages["list.join"].format(first=", ".join(colours[:2]), last=colours[2])
     values = {"color": colours[0], "host": colours[0], "giver": colours[0], "player": colours[0], "names": names,
-              "cell": "P30", "round": "10", "rounds": "10", "players": "10", "points": "30", "total": "30",
+              "cell": "P30", "round": "10", "rounds": "10", "players": "10", "phones": "32", "points": "30", "total": "30",
               "seconds": "60", "first": colours[0], "last": colours[1]}
     return messages[key].format(**values)
 
@@ -83,8 +83,10 @@ def test_the_browsers_language_picks_the_catalogue_and_the_switch_changes_it(bro
         assert italian.evaluate("document.documentElement.lang") == "it"
         assert wait_line(german, "join.line") == "Type the room code the panel shows"  # no German: English
         italian.select_option("#lang", "cs")
+        italian.wait_for_selector("html[lang=cs]")
         assert wait_line(italian, "join.line") == "Napiš kód místnosti, který ukazuje panel"
         italian.reload()
+        italian.wait_for_selector("html[lang=cs]")
         assert wait_line(italian, "join.line") == "Napiš kód místnosti, který ukazuje panel"  # kept
         assert italian.locator("#lang").input_value() == "cs"
     finally:

@@ -49,8 +49,7 @@ class RemoteCommand:
 
 @dataclass(frozen=True)
 class Chore:
-    """Work the web layer needs done in the app's thread with the store (reading a stored
-    game): `run(store)`."""
+    """Work to be done in the app's thread: `run(store)`."""
 
     run: Callable[[Any], None]
 

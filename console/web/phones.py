@@ -16,7 +16,7 @@ import json
 import logging
 import time
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,9 +25,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand, SeatsHeld
 from console.web.hub import Hub
-from console.web.messages import Message, MessageError, message_json, parse_message
-from console.web.pacing import Pacer, TooFast
-from console.web.seats import Attempts, SeatBook, SeatError, guesser, is_token
+from console.web.messages import Message, MessageError, live_view_switch, message_json, parse_message
+from console.web.pacing import DevicePacers, TooFast
+from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool, device, is_local
+from console.web.seats import SeatBook, SeatError, is_token
 from console.web.server import origin_allowed
 from console.web.views import board_message, giver_seat_locked, seat_view
 
@@ -35,10 +36,11 @@ log = logging.getLogger("hues-console")
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
 _JS, _CSS, _JSON = "text/javascript; charset=utf-8", "text/css; charset=utf-8", "application/json; charset=utf-8"
 ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"), "/phone.js": ("phone.js", _JS), "/phone.css": ("phone.css", _CSS),
-          "/i18n.js": ("i18n.js", _JS), "/rules": ("rules.html", "text/html; charset=utf-8"),
+          "/i18n.js": ("i18n.js", _JS), "/board.js": ("board.js", _JS), "/rules": ("rules.html", "text/html; charset=utf-8"),
           "/rules.js": ("rules.js", _JS), "/rules.css": ("rules.css", _CSS),
           **{f"/i18n/{code}.json": (f"i18n/{code}.json", _JSON) for code in LANGUAGES}}
-MAX_PHONES = 32
+SEAT_CHANGES = (10, 0.5)  # takes and leaves from one device: 10 at once, then one each 2 s
+SWEEP_S = 1.0  # how often waiting phones are looked at for `admit_s`
 MAX_OUTBOX = 32  # messages waiting for a phone that does not read them: past this it is dropped
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
 
@@ -58,7 +60,7 @@ class PhoneRoom:
 
     def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "",
                  clock: Callable[[], float] = time.monotonic, *,
-                 keep_seats: Callable[[list], None] | None = None) -> None:
+                 keep_seats: Callable[[list], None] | None = None, limits: Limits = LIMITS) -> None:
         self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
         # `SeatWriter.save` (never the app's thread: see seat_writer); None: seats are not kept
         self.keep_seats = keep_seats or (lambda saved: None)
@@ -66,6 +68,16 @@ class PhoneRoom:
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
         self._views: tuple[Any, dict] = (None, {})  # (snapshot, the views built from it so far)
+        # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
+        # message is {"lv": true} is served the panel's frames instead of a seat
+        self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
+        self.limits = limits
+        self.waiting = Pool(limits.waiting, limits.phones_per_device, limits.local)  # not admitted yet
+        # every phone connection: the waiting, the admitted and the seats' own tokens coming back
+        self._door = Pool(limits.waiting + limits.phones + book.seats, limits.phones_per_device, limits.local)
+        self._sweeper: asyncio.Task | None = None
+        self.seat_changes = Budgets(*SEAT_CHANGES, clock)  # per device
+        self.pacers = DevicePacers(clock, local=limits.local)
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
         self._assets["/i18n/languages.json"] = (languages_json(), _JSON)
 
@@ -77,16 +89,52 @@ class PhoneRoom:
         return Response(body, media_type=kind)
 
     async def websocket(self, websocket: WebSocket) -> None:
-        if not origin_allowed(websocket.headers) or len(self.phones) >= MAX_PHONES:
+        """A phone comes in if its device has fewer than `phones_per_device` connections, and
+        waits (at most `admit_s`) among at most `waiting` others until it gives the room code or
+        its seat's token; a full waiting room makes room for it (see `limits.Pool`)."""
+        self.sweep()
+        phone = PhoneConnection(self, websocket)
+        address = client_address(websocket)
+        if not origin_allowed(websocket.headers) or not self._door.enter(address, phone)[0]:
             await websocket.close(code=POLICY_VIOLATION)
             return
-        await websocket.accept()
-        phone = PhoneConnection(self, websocket)
+        entered, pushed = self.waiting.enter(address, phone)
+        if not entered:
+            self._door.leave(phone)
+            await websocket.close(code=POLICY_VIOLATION)
+            return
+        push_out(pushed, "too many phones are waiting to join: reconnect")
         self.phones.add(phone)
         try:
+            await websocket.accept()
+            self._sweep_while_waiting()
             await phone.run()
         finally:
             self.phones.discard(phone)
+            self._door.leave(phone)
+            self.waiting.leave(phone)
+
+    @property
+    def admitted_phones(self) -> int:
+        return len(self._door) - len(self.waiting)
+
+    def sweep(self) -> None:
+        """Close the connections that have waited `admit_s` without the code (the page
+        reconnects by itself: a guest still typing loses nothing)."""
+        now = self.clock()
+        late = [phone for phone in self.waiting if now - phone.since >= self.limits.admit_s]
+        for phone in late:
+            self.waiting.leave(phone)
+            push_out(phone, f"no room code in {self.limits.admit_s:.0f} s: reconnect")
+
+    def _sweep_while_waiting(self) -> None:
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweeping())
+
+    async def _sweeping(self) -> None:
+        while len(self.waiting):
+            await asyncio.sleep(SWEEP_S)
+            self.sweep()
 
     def view_text(self, seat: int | None, host: bool) -> str:
         """A seat's view of the hub's latest snapshot as sent: built once per snapshot for every
@@ -112,6 +160,33 @@ class PhoneRoom:
             phone.wake()
 
 
+def client_address(websocket: WebSocket) -> str:
+    return websocket.client.host if websocket.client else "?"
+
+
+def take_place(pool: Pool, websocket: WebSocket) -> bool:
+    """Whether a page's websocket (not yet accepted) gets a place in `pool`; the one whose place
+    it took, if any, is closed."""
+    entered, pushed = pool.enter(client_address(websocket), websocket)
+    push_out(pushed, "a page from another device needs the place: reload")
+    return entered
+
+
+def push_out(connection: Any, why: str) -> None:
+    """Close a connection whose place was given to another (`limits.Pool`) or that waited too
+    long, in a task of its own; it may be gone already."""
+    if connection is None:
+        return
+
+    async def close() -> None:
+        try:
+            await connection.close(code=POLICY_VIOLATION, reason=why)
+        except (RuntimeError, OSError, WebSocketDisconnect):
+            pass
+
+    asyncio.get_running_loop().create_task(close())
+
+
 def refusal(n: int | None, exc: Exception) -> dict:
     """The message refusing message `n`: the English text, and the catalogue key the phone shows
     in its language with the key's parameters (a message the box cannot read is `bad_message`)."""
@@ -131,23 +206,40 @@ class PhoneConnection:
         self.room, self.websocket = room, websocket
         self.loop = asyncio.get_running_loop()
         self.outbox: asyncio.Queue = asyncio.Queue()
-        self.admitted = False
+        self.since = room.clock()
+        self._admitted = False
         self.seat: int | None = None
         self.pin_host = False
         self.last_n = 0
         self._last_view = ""
         self._woken = False
         self.flooded = False
+        self.live_view = False  # the first message was WLED's {"lv": true}
         self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
-        self.pacer = Pacer(room.clock)
-        client = websocket.client
-        self.address = guesser(client.host) if client else "?"  # whose wrong tries this phone's are
+        self.pacer = room.pacers(client_address(websocket))
+        self.address = client_address(websocket)  # whose wrong tries this phone's are
+
+    @property
+    def admitted(self) -> bool:
+        """Whether it gave the room code or a seat's token: it no longer waits to join."""
+        return self._admitted
+
+    @admitted.setter
+    def admitted(self, admitted: bool) -> None:
+        self._admitted = admitted
+        if admitted:
+            self.room.waiting.leave(self)
+
+    async def close(self, code: int, reason: str = "") -> None:
+        await self.websocket.close(code=code, reason=reason)
 
     @property
     def host(self) -> bool:
         return self.pin_host or (self.seat is not None and self.seat == self.room.book.host_seat)
 
     def wake(self) -> None:
+        if not self.admitted and self._last_view:
+            return  # the page shows the code form until then: no view to build at each change
         if not self._woken:
             self._woken = True
             self.outbox.put_nowait(None)  # None: send the view if it changed
@@ -172,6 +264,9 @@ class PhoneConnection:
         finally:
             unsubscribe()
             writer.cancel()
+        if self.live_view:  # no longer a phone waiting for the code: the panel's viewer now
+            self.room.waiting.leave(self)
+            await self.room.live_view(self.websocket)
 
     async def _write(self) -> None:
         try:
@@ -195,6 +290,9 @@ class PhoneConnection:
             if raw["type"] == "websocket.disconnect":
                 return
             self.messages_read += 1
+            if self.messages_read == 1 and self.room.live_view and live_view_switch(raw.get("text")):
+                self.live_view = True  # WLED's live view, not a phone: `run` hands it over
+                return
             try:
                 if self.pacer.take():
                     message = parse_message(raw.get("text"), self.last_n)
@@ -233,6 +331,8 @@ class PhoneConnection:
             return
         if not self.admitted:
             raise SeatError("type the room code the panel shows first", "code_first")
+        if verb in ("take", "leave", "free_seat"):
+            self._seat_change()
         if verb == "take":
             if self.seat is not None:
                 raise SeatError("this phone has a seat already (leave it first)", "has_seat")
@@ -265,6 +365,9 @@ class PhoneConnection:
             raise SeatError("that is not the code on the panel", "wrong_code") if verb == "join" else SeatError(
                 "wrong host PIN", "wrong_pin")
         if verb == "join":
+            if not self.admitted and self.room.admitted_phones >= self.room.limits.phones:
+                raise SeatError(f"the room is full ({self.room.limits.phones} phones are in)", "room_full",
+                                phones=self.room.limits.phones)
             self.admitted = True
             self.wake()
             self.send({"t": "admitted"})
@@ -290,6 +393,18 @@ class PhoneConnection:
             self.wake()
         else:
             self.room.seats_changed()
+
+    def _seat_change(self) -> None:
+        """Seat changes are paced per device: each is a view for every phone and a write to the
+        store, and six phones taking and leaving seats as fast as they could send made every
+        phone's taps 40 ms late. This machine's own pages (`limits.local`) are one user."""
+        if is_local(self.address, self.room.limits.local):
+            return
+        changes, who = self.room.seat_changes, device(self.address)
+        wait = changes.wait(who)
+        if wait > 0:
+            raise SeatError(f"too many seat changes: wait {int(wait) + 1} s", "slow_down")
+        changes.take(who)
 
     def _free(self, verb: str, fields: dict) -> None:
         if verb == "free_seat" and not self.host:
