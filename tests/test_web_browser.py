@@ -19,7 +19,7 @@ def open_phone(browser, table: PhoneTable, seat: int | None = None):
         page.fill("#code", table.code)
         page.click("#code-form button")
         page.click(f"#seat-list [data-seat='{seat}']")
-        page.wait_for_selector(f"#me:has-text('you: {table.app.colors[seat]}')")
+        page.wait_for_selector(f"#me:has-text('You: {table.app.colors[seat]}')")
     return page
 
 
@@ -58,7 +58,7 @@ def test_a_round_from_phones_is_private_shown_on_the_panel_and_recorded_as_on_th
         phones = [open_phone(browser, table, seat) for seat in range(3)]
         giver, left, right = phones
         try:
-            giver.click("#open-host")
+            giver.wait_for_selector("#host-setup:not([hidden])")  # the host's menu opens by itself
             giver.select_option("#h-players", "3")
             giver.select_option("#h-first", "0")
             giver.click("#h-start")
@@ -70,30 +70,29 @@ def test_a_round_from_phones_is_private_shown_on_the_panel_and_recorded_as_on_th
             assert first_color == left.locator(f"#board [data-cell='{card[0]}']").evaluate(
                 "e => getComputedStyle(e).backgroundColor")  # the palette's sRGB, as on the board
             for other in (left, right):
-                other.wait_for_selector("#turn:has-text(\"red's turn\")")
-                assert other.locator("#card .swatch").count() == 0 and other.locator("#secret").is_hidden()
+                other.wait_for_selector("#line:has-text('Red is choosing the target on their phone')")
+                assert other.locator("#card .swatch").count() == 0 and other.locator("#card-sheet").is_hidden()
             swatches.nth(1).click()
             giver.click("#show-target")
             giver.wait_for_selector(f"#target:has-text('{card[1]}')")
             giver.click("#clue")
-            left.wait_for_selector("#turn:has-text('Your turn')")
+            left.wait_for_selector("#line:has-text('Your turn')")
             right.locator("#board [data-cell='B2']").click()
-            right.wait_for_selector("#refusal:has-text(\"it is player 1's turn, not player 2's\")")
+            right.wait_for_selector("#line.refused:has-text(\"It is orange's turn, not yours\")")
             left.locator("#board [data-cell='C3']").click()
-            left.wait_for_selector("#board [data-cell='C3'].cursor")
+            left.wait_for_selector("#board [data-cell='C3'].selected")
+            left.wait_for_selector("#board [data-cell='C3'].cursor")  # the panel's cursor, from the console
             left.click("#place")
             table.wait_until(lambda: panel_shows(table, "C3", "orange"))  # the pawn in the panel's frame
             right.locator("#board [data-cell='C3']").click()
-            right.wait_for_selector("#refusal:has-text('C3 already has a pawn')")
+            right.wait_for_selector("#line.refused:has-text('C3 already has a pawn')")
             right.locator("#board [data-cell='M20']").click()
             right.click("#place")
             right.wait_for_selector("#take-back:not([hidden])")
             giver.click("#pass")
-            left.wait_for_selector("#turn:has-text('The target was')")
+            left.wait_for_selector("#line:has-text('the target was')")
             assert left.locator(f"#board [data-cell='{card[1]}'].target").count() == 1
-            left.click("#next")
-            left.click("#next")
-            left.click("#next")
+            left.click("#next")  # one tap: the next round
             table.wait_until(lambda: table.app.game.round == 2)
             phone_record = table.record()
         finally:
@@ -113,13 +112,13 @@ def test_a_reload_and_a_console_restart_keep_the_seats(browser, redis_server):
         token = phone.evaluate("localStorage.getItem('hues-seat-token')")
         assert len(token) == 32 and token not in phone.url
         phone.reload()
-        phone.wait_for_selector("#me:has-text('you: yellow (host)')")
+        phone.wait_for_selector("#me:has-text('You: yellow, host')")
         table.wait_until(lambda: table.app.store.get_setting("phone_seats") is not None)
         table.close()
         table = PhoneTable(store_url=redis_server.url, port=port)
-        phone.wait_for_selector("#me:has-text('you: yellow (host)')")  # reconnected by itself
-        other.wait_for_selector("#me:has-text('you: cyan')")
-        assert other.locator("#me").inner_text() == "you: cyan"
+        phone.wait_for_selector("#me:has-text('You: yellow, host')")  # reconnected by itself
+        other.wait_for_selector("#me:has-text('You: cyan')")
+        assert other.locator("#me").inner_text() == "You: cyan"
     finally:
         phone.context.close()
         other.context.close()

@@ -16,7 +16,8 @@ from console.web.pacing import BURST, RATE_PER_S, TOO_FAST
 from console.web.panel import SIM_RATE_PER_S, PanelStream
 from console.web.phones import PhoneRoom
 from console.web.replay import MAX_FRAMES_PER_S, ReplayRoom
-from console.web.seats import Attempts, SeatBook
+from console.web.limits import Attempts
+from console.web.seats import SeatBook
 from console.store.games import GameStore
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions

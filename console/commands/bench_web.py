@@ -42,16 +42,21 @@ def attach_bench_web(app: ConsoleApp) -> WebCompanion:
 
 
 class BenchPhone:
-    """A phone that joins, takes a seat and keeps every message with its arrival time."""
+    """A phone that joins, takes a seat (None: watches) and keeps every message with its arrival
+    time; `source`: the address it connects from (another device on loopback: 127.0.0.x)."""
 
-    def __init__(self, url: str, code: str, seat: int) -> None:
-        self.ws = connect(url.replace("http://", "ws://") + "/ws", origin=url, open_timeout=WAIT_S).__enter__()
+    def __init__(self, url: str, code: str, seat: int | None, source: str | None = None) -> None:
+        self.ws = connect(url.replace("http://", "ws://") + "/ws", origin=url, open_timeout=WAIT_S,
+                          source_address=(source, 0) if source else None).__enter__()
         self.n = 0
         self.received: list[tuple[float, dict]] = []
         self.arrived = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         self.send("join", code=code)
+        if seat is None:
+            self.wait_for(lambda m: m["t"] == "admitted")
+            return
         self.send("take", seat=seat)
         self.wait_for(lambda m: m["t"] == "seated")
 

@@ -140,22 +140,25 @@ def phone_address(config: Config, server) -> str:
         return server.url + "/"
 
 
-def attach_web(config: Config, app: ConsoleApp, controls: bool = False):
+def attach_web(config: Config, app: ConsoleApp, controls: bool = False, limits=None):
     """With `web.enabled`: the phones' server, serving before the loop starts, publishing the
     app's states and frames, one of its sources (so it is closed with them) and a new room code
     each game; beside the phones, the panel's spectator view, the stored games' replays and,
     with `controls` (`sim --web`), the console itself in the page. Returns the companion, or
-    None when the web is off; a port in use raises WebServerError."""
+    None when the web is off; a port in use raises WebServerError. `limits`: the server's
+    (`web.limits.LIMITS` by default)."""
     if not config.web.enabled:
         return None
     from console.web.companion import WebCompanion
+    from console.web.limits import LIMITS
     from console.web.panel import PanelStream
     from console.web.replay import ReplayRoom
     from console.web.seats import new_room_code
 
-    web = WebCompanion(config.web, config.players.colors, app.events, app.store, more_routes=[
-        lambda hub: PanelStream(hub, app.stage, app.events if controls else None).routes(),
-        lambda hub: ReplayRoom(app.stage, app.store).routes(),
+    limits = limits or LIMITS
+    web = WebCompanion(config.web, config.players.colors, app.events, app.store, limits=limits, more_routes=[
+        lambda hub: PanelStream(hub, app.stage, app.events if controls else None, limits=limits).routes(),
+        lambda hub: ReplayRoom(app.stage, app.store, limits=limits).routes(),
     ])
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code

@@ -24,7 +24,7 @@ from console.view.render import describe, render
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import NotDurableError, StoreError
 from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_frame, stored_timeline
-from console.play.remote import Chore, RemoteCommand, SeatsHeld, handle_remote
+from console.play.remote import Chore, Refusal, RemoteCommand, SeatsHeld, handle_remote
 from console.view.ui import Ui
 from hal.frame import Frame
 from hal.drivers.base import Driver
@@ -251,11 +251,12 @@ class ConsoleApp:
         try:
             step = handle_remote(self.game, self.ui, command, now, self.rng)
         except RuleError as exc:
-            command.reply(str(exc))
+            command.reply(exc)
             return
         self._last_input = now
         taken = self._take_step(step, now)
-        command.reply(None if taken else "the box could not store that move (its disk is full): it is not taken")
+        command.reply(None if taken else Refusal("disk_full", "the box could not store that move (its disk is full): "
+                                                 "it is not taken"))
 
     def _take_step(self, step: controller.Step, now: float) -> bool:
         """Store the step's actions, then show it; False when the store refused some of them."""

@@ -9,6 +9,10 @@ A guess works as with the joystick: a tap moves the guesser's cursor (the panel'
 guesser's colour), placing stores the pawn at once and shows it as *pending*, the guesser may take
 it back (a `take_back` in the record) or confirm it, and anyone else's next request (or press) lets
 it stand first. A refused request changes nothing, not even that.
+
+A refusal is a `Refusal`: the English text (the log's, and the fallback) and a key with its
+parameters, which the phone looks up in its own language's catalogue. Players are named by their
+number in the parameters; the phone names them by their colour, as everything else on it.
 """
 
 from __future__ import annotations
@@ -19,13 +23,13 @@ from typing import Any, Callable
 
 from console.game import rules
 from console.game.board import Cell, RuleError
-from console.game.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue
+from console.game.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue, current_player
 from console.play import controller
 from console.play.controller import Step, apply_action, new_game_action
 from console.view.ui import CENTRE, SetupChoices, Ui
 
 GAME_VERBS = ("cursor", "place", "take_back", "confirm", "choose", "clue", "pass", "next")
-HOST_VERBS = ("new_game", "brightness")
+HOST_VERBS = ("new_game", "brightness", "abandon")
 VERBS = GAME_VERBS + HOST_VERBS
 
 
@@ -40,13 +44,12 @@ class RemoteCommand:
     cell: Cell | None = None
     options: tuple[Any, ...] = ()  # new_game: (players, variant, first_giver or None); brightness: (+1 or -1,)
     host: bool = False
-    reply: Callable[[str | None], None] = lambda why: None
+    reply: Callable[[RuleError | None], None] = lambda why: None
 
 
 @dataclass(frozen=True)
 class Chore:
-    """Work the web layer needs done in the app's thread with the store (reading a stored
-    game): `run(store)`."""
+    """Work to be done in the app's thread: `run(store)`."""
 
     run: Callable[[Any], None]
 
@@ -59,21 +62,33 @@ class SeatsHeld:
     seats: tuple[int, ...]
 
 
+class Refusal(RuleError):
+    """A request refused: str() is the English text; `key` and `params` what the phone shows."""
+
+    def __init__(self, key: str, text: str, **params: Any) -> None:
+        super().__init__(text)
+        self.key, self.params = key, params
+
+
 def handle_remote(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
     if cmd.verb in HOST_VERBS:
         if not cmd.host:
-            raise RuleError("only the host can do that (the first seat taken, or whoever gave the host PIN)")
+            raise Refusal("host_only", "only the host can do that (the first seat taken, or whoever gave the host PIN)")
+        if cmd.verb == "abandon":
+            return _abandon(game, ui, t)
         return _new_game(game, ui, cmd, t, rng) if cmd.verb == "new_game" else _brightness(game, ui, cmd)
     if ui.screen == "resume":
-        raise RuleError("the panel asks whether to carry on the stored game: answer there, or the host starts a new one")
+        raise Refusal("resume_on_panel", "the panel asks whether to carry on the stored game: answer there, "
+                      "or the host starts a new one")
     if game is None or rules.is_terminal(game) or ui.screen in ("idle", "setup", "brightness"):
-        raise RuleError("no game is under way: the host starts one")
+        raise Refusal("no_game", "no game is under way: the host starts one")
     if cmd.seat >= game.players:
-        raise RuleError(f"this game has {game.players} players: your colour is watching")
+        raise Refusal("watching", f"this game has {game.players} players: your colour is watching", players=game.players)
     if cmd.verb in ("take_back", "confirm"):
         if ui.pending is None or ui.pending.player != cmd.seat:
-            raise RuleError("you have no pawn to take back (once the next player acts, it stays)"
-                            if cmd.verb == "take_back" else "you have no pawn waiting to be confirmed")
+            if cmd.verb == "take_back":
+                raise Refusal("nothing_to_take_back", "you have no pawn to take back (once the next player acts, it stays)")
+            raise Refusal("nothing_to_confirm", "you have no pawn waiting to be confirmed")
         if cmd.verb == "take_back":  # B on the joystick: the same take_back in the record
             return controller.handle(game, ui, "b", t, rng)
         return let_stand(game, ui, t)
@@ -93,33 +108,71 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
     seat, verb = cmd.seat, cmd.verb
     if verb in ("cursor", "place"):
         cell = _cell(cmd)
-        rules.apply(game, Place(cell, seat))  # the engine's refusal: not your turn, occupied, not now
+        if game.phase not in ("guess1", "guess2"):
+            raise Refusal("not_guessing", f"nobody guesses now (the game is at {game.phase})")
+        turn = current_player(game)
+        if seat != turn:
+            raise Refusal("not_your_turn", f"it is player {turn}'s turn, not player {seat}'s", player=turn)
+        if game.occupied(cell):
+            raise Refusal("occupied", f"{cell} already has a pawn", cell=str(cell))
+        _engine(game, Place(cell, seat))
         ui = replace(ui, cursor=cell, refused=None)
         return controller.handle(game, ui, "a", t, rng) if verb == "place" else Step(game, ui)
     if verb == "choose":
-        if game.phase != "choose_target" or seat != game.giver:
-            raise RuleError(_only_the_giver(game, "chooses the target"))
-        return apply_action(game, replace(ui, cursor=CENTRE), t, ChooseTarget(_cell(cmd)))
+        if seat != game.giver:
+            raise _only_the_giver(game, "chooses the target")
+        if game.phase != "choose_target":
+            raise Refusal("target_chosen", "the target is chosen already")
+        cell = _cell(cmd)
+        if game.card_cells is not None and cell not in game.card_cells:
+            raise Refusal("not_on_card", f"{cell} is not on this card", cell=str(cell))
+        return apply_action(game, replace(ui, cursor=CENTRE), t, ChooseTarget(cell))
     if verb in ("clue", "pass"):
         if seat != game.giver:
-            raise RuleError(_only_the_giver(game, "gives the clues"))
+            raise _only_the_giver(game, "gives the clues")
         if verb == "pass" and game.phase != "clue2":
-            raise RuleError("pass is only possible instead of the second clue")
-        return apply_action(game, ui, t, Clue() if verb == "clue" else SkipClue())
-    # next: as A on the reveal (skip ahead, then the next round) or on the tie-break notice
-    if ui.screen not in ("reveal", "tiebreak"):
-        rules.apply(game, Next())  # the engine's refusal says what the game waits for
-        raise RuleError("next is not possible now")
-    return controller.handle(game, ui, "a", t, rng)
+            raise Refusal("pass_second_only", "pass is only possible instead of the second clue")
+        if game.phase not in ("clue1", "clue2", "guess1", "guess2"):
+            raise Refusal("not_now", f"not possible now (the game is at {game.phase})")
+        return apply_action(game, ui, t, _engine(game, Clue() if verb == "clue" else SkipClue()))
+    # next: from the reveal, whatever it shows, straight to the next round (the phones showed the
+    # points); on the tie-break notice, as A
+    if ui.screen == "reveal":
+        return apply_action(game, replace(ui, cursor=CENTRE), t, Next())
+    if ui.screen == "tiebreak":
+        return controller.handle(game, ui, "a", t, rng)
+    raise Refusal("not_now", f"next is not possible now (the game is at {game.phase})")
+
+
+def _engine(game: GameState, action):
+    """The action, once the engine takes it; its refusal as a Refusal (the phone shows the text)."""
+    try:
+        rules.apply(game, action)
+    except Refusal:
+        raise
+    except RuleError as exc:
+        raise Refusal("rule", str(exc)) from None
+    return action
+
+
+def _abandon(game: GameState | None, ui: Ui, t: float) -> Step:
+    """The host menu's NEW, asked for on the host's phone (which asked "are you sure?" first): the
+    game is kept in the history as abandoned and set-up opens, for the phone's or the joystick's
+    next game."""
+    if game is None or rules.is_terminal(game) or ui.screen in ("idle", "setup", "resume"):
+        raise Refusal("no_game_to_abandon", "no game is under way to abandon")
+    ui = replace(ui, screen="setup", since=t, choice=0, refused=None, armed_at=-1.0, pending=None,
+                 menu_return=None, setup=replace(ui.setup, item=0))
+    return Step(None, ui, abandon=True)
 
 
 def _new_game(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
     if game is not None and not rules.is_terminal(game) and ui.screen not in ("idle", "setup", "resume"):
-        raise RuleError("a game is under way: finish it first")
+        raise Refusal("game_under_way", "a game is under way: finish it first (or abandon it)")
     players, variant, first_giver = cmd.options
     choices = SetupChoices(players=players, variant=variant, first_giver=first_giver)
     action = new_game_action(choices, rng, ui.colors)
-    new = rules.apply(None, action)  # the engine checks players, variant and first giver
+    new = rules.apply(None, _engine(None, action))  # the engine checks players, variant and first giver
     ui = replace(ui, screen="handoff", since=t, choice=0, refused=None, cursor=CENTRE, pending=None,
                  setup=choices)
     return Step(new, ui, (action,), abandon=game is not None and not rules.is_terminal(game))
@@ -133,9 +186,9 @@ def _brightness(game: GameState | None, ui: Ui, cmd: RemoteCommand) -> Step:
 
 def _cell(cmd: RemoteCommand) -> Cell:
     if cmd.cell is None:
-        raise RuleError(f"{cmd.verb} needs a cell")
+        raise Refusal("rule", f"{cmd.verb} needs a cell")
     return cmd.cell
 
 
-def _only_the_giver(game: GameState, what: str) -> str:
-    return f"only player {game.giver} (the cue giver) {what}"
+def _only_the_giver(game: GameState, what: str) -> Refusal:
+    return Refusal("only_giver", f"only player {game.giver} (the cue giver) {what}", player=game.giver)

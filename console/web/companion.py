@@ -11,7 +11,8 @@ from console.play.remote import SeatsHeld
 from console.web.hub import Hub
 from console.web.phones import PhoneRoom
 from console.web.seat_writer import SeatWriter
-from console.web.seats import SEATS_SETTING, Attempts, SeatBook
+from console.web.limits import LIMITS, Attempts, Limits
+from console.web.seats import SEATS_SETTING, SeatBook
 from console.web.server import WebServer, build_web_app
 
 
@@ -21,15 +22,15 @@ class WebCompanion:
 
     def __init__(self, config: WebConfig, colors: Sequence[str], events: Any, store: Any, *,
                  clock: Callable[[], float] = time.monotonic,
-                 more_routes: Iterable[Callable[[Hub], Sequence]] = ()) -> None:
+                 more_routes: Iterable[Callable[[Hub], Sequence]] = (), limits: Limits = LIMITS) -> None:
         self.hub = Hub()
         book = SeatBook(len(colors), store.get_setting(SEATS_SETTING, None))
         self.seats = SeatWriter(store)
         self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin, clock,
-                              keep_seats=self.seats.save)
+                              keep_seats=self.seats.save, limits=limits)
         events.put(SeatsHeld(book.taken))  # the seats kept from before a restart
         self.asgi = build_web_app([self.room.routes(), *(routes(self.hub) for routes in more_routes)])
-        self.server = WebServer(self.asgi, config.address, config.port)
+        self.server = WebServer(self.asgi, config.address, config.port, limits)
 
     @property
     def url(self) -> str:

@@ -29,6 +29,7 @@ FIELDS: dict[str, dict[str, str]] = {
     "take_back": {}, "confirm": {}, "clue": {}, "pass": {}, "next": {},
     "new_game": {"players": "int", "variant": "variant", "first_giver": "int?"},
     "brightness": {"delta": "delta"},
+    "abandon": {},
 }
 assert set(GAME_AND_HOST_VERBS) <= set(FIELDS)
 MAX_TEXT = 64

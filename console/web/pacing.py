@@ -14,7 +14,10 @@ paced, 21 and 29 ms).
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from typing import Any, Callable
+
+from console.web.limits import LOCAL, device, is_local, remembered
 
 RATE_PER_S, BURST = 30.0, 60  # a person taps a few a second; a page's own bursts fit in 60
 TOO_FAST = "too many messages: slow down (until then, messages are dropped)"
@@ -42,13 +45,30 @@ class Pacer:
                 return False
             self._told = True
             raise TooFast(TOO_FAST)
+        if self._allowance >= 2:  # it slowed down: should it flood again, it is told again
+            self._told = False
         self._allowance -= 1
-        self._told = False
         return True
 
     def wait_s(self) -> float:
         """How long until the next message may be read (0: at once)."""
         return 0.0 if self._allowance >= 1 else (1 - self._allowance) / self.rate
+
+
+class DevicePacers:
+    """The `Pacer` of each device (see `limits.device`), shared by all its connections, so that a
+    page closed and opened again does not bring a new burst; this machine's own pages
+    (`limits.local`: the tests, `sim --web`'s browser) are one user with a pacer each."""
+
+    def __init__(self, clock: Callable[[], float], rate: float = RATE_PER_S, burst: int = BURST,
+                 local: tuple[str, ...] = LOCAL) -> None:
+        self.clock, self.rate, self.burst, self.local = clock, rate, burst, local
+        self._pacers: OrderedDict[str, Pacer] = OrderedDict()
+
+    def __call__(self, address: str) -> Pacer:
+        if is_local(address, self.local):
+            return Pacer(self.clock, self.rate, self.burst)
+        return remembered(self._pacers, device(address), lambda: Pacer(self.clock, self.rate, self.burst))
 
 
 class Throttle:

@@ -42,8 +42,9 @@ from console.view import font, screens
 from console.view.render import ROOM_CODE_Y, describe, render
 from console.web.hub import Hub, Snapshot, changed_event
 from console.web.messages import message_json
-from console.web.pacing import Pacer, TooFast
-from console.web.phones import POLICY_VIOLATION, asset
+from console.web.pacing import DevicePacers, Pacer, TooFast
+from console.web.limits import LIMITS, Limits, Pool
+from console.web.phones import POLICY_VIOLATION, asset, client_address, take_place
 from console.web.server import origin_allowed
 from hal.frame import Frame
 from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent
@@ -53,7 +54,6 @@ LIVE_VIEW_2D = b"L\x02"  # WLED live view: 'L', version 2 (a matrix: width and h
 PAGE = "text/html; charset=utf-8"
 ASSETS = {"/panel.js": ("panel.js", "text/javascript; charset=utf-8"),
           "/panel.css": ("panel.css", "text/css; charset=utf-8")}
-MAX_VIEWERS = 16
 SIM_RATE_PER_S = 60.0  # /sim's presses, repeats and releases: a held key repeats up to 50 times a second
 
 
@@ -119,10 +119,12 @@ class PanelStream:
     whose page is also the console's controls."""
 
     def __init__(self, hub: Hub, stage: OutputStage, events: Any = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, limits: Limits = LIMITS) -> None:
         self.hub, self.stage, self.events, self.clock = hub, stage, events, clock  # the clock paces pages too
         self.pause: Callable[[float], Any] = asyncio.sleep  # a page past the rate waits this long to be read
-        self.viewers = 0
+        self.viewers = Pool(limits.viewers, limits.viewers_per_device, limits.local)
+        self._spectators = DevicePacers(clock, local=limits.local)
+        self._controls = DevicePacers(clock, SIM_RATE_PER_S, local=limits.local)
         self._page = asset("panel.html")
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
         self._encoded: dict[bool, tuple[Frame | None, bytes | None]] = {False: (None, None), True: (None, None)}
@@ -159,18 +161,17 @@ class PanelStream:
         return json.dumps({"t": "hint", "text": describe(snapshot.game, snapshot.ui)})
 
     async def spectator(self, websocket: WebSocket) -> None:
-        await self._serve(websocket, self._refuse, Pacer(self.clock), spectator=True)
+        await self._serve(websocket, self._refuse, self._spectators(client_address(websocket)), spectator=True)
 
     async def controls(self, websocket: WebSocket) -> None:
-        await self._serve(websocket, self._press, Pacer(self.clock, SIM_RATE_PER_S))
+        await self._serve(websocket, self._press, self._controls(client_address(websocket)))
 
     async def _serve(self, websocket: WebSocket, on_text: Callable[[WebSocket, str | None], Any],
                      pacer: Pacer, spectator: bool = False) -> None:
-        if not origin_allowed(websocket.headers) or self.viewers >= MAX_VIEWERS:
+        if not origin_allowed(websocket.headers) or not take_place(self.viewers, websocket):
             await websocket.close(code=POLICY_VIOLATION)
             return
         await websocket.accept()
-        self.viewers += 1
         changed, wake = changed_event()
         unsubscribe = self.hub.subscribe(wake)
         writer = asyncio.create_task(self._write(websocket, changed, spectator))
@@ -190,7 +191,7 @@ class PanelStream:
         finally:
             unsubscribe()
             writer.cancel()
-            self.viewers -= 1
+            self.viewers.leave(websocket)
 
     async def _write(self, websocket: WebSocket, changed: asyncio.Event, spectator: bool) -> None:
         """Send the frame and the hint whenever they change, the current ones first."""

@@ -26,16 +26,21 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand, SeatsHeld
 from console.web.hub import Hub
 from console.web.messages import Message, MessageError, message_json, parse_message
-from console.web.pacing import Pacer, TooFast
-from console.web.seats import Attempts, SeatBook, SeatError, guesser, is_token
+from console.web.pacing import DevicePacers, TooFast
+from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool, device, is_local
+from console.web.seats import SeatBook, SeatError, is_token
 from console.web.server import origin_allowed
 from console.web.views import board_message, giver_seat_locked, seat_view
 
 log = logging.getLogger("hues-console")
-ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"),
-          "/phone.js": ("phone.js", "text/javascript; charset=utf-8"),
-          "/phone.css": ("phone.css", "text/css; charset=utf-8")}
-MAX_PHONES = 32
+LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
+_JS, _CSS, _JSON = "text/javascript; charset=utf-8", "text/css; charset=utf-8", "application/json; charset=utf-8"
+ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"), "/phone.js": ("phone.js", _JS), "/phone.css": ("phone.css", _CSS),
+          "/i18n.js": ("i18n.js", _JS), "/rules": ("rules.html", "text/html; charset=utf-8"),
+          "/rules.js": ("rules.js", _JS), "/rules.css": ("rules.css", _CSS),
+          **{f"/i18n/{code}.json": (f"i18n/{code}.json", _JSON) for code in LANGUAGES}}
+SEAT_CHANGES = (10, 0.5)  # takes and leaves from one device: 10 at once, then one each 2 s
+SWEEP_S = 1.0  # how often waiting phones are looked at for `admit_s`
 MAX_OUTBOX = 32  # messages waiting for a phone that does not read them: past this it is dropped
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
 
@@ -44,38 +49,88 @@ def asset(name: str) -> bytes:
     return (resources.files("console.web") / "static" / name).read_bytes()
 
 
+def languages_json() -> bytes:
+    """The language switch's choices, each named in its own catalogue."""
+    names = [{"code": code, "name": json.loads(asset(f"i18n/{code}.json"))["lang.name"]} for code in LANGUAGES]
+    return json.dumps(names, ensure_ascii=False).encode()
+
+
 class PhoneRoom:
     """Every phone connection of the console, their seats and the app's queue they talk to."""
 
     def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "",
                  clock: Callable[[], float] = time.monotonic, *,
-                 keep_seats: Callable[[list], None] | None = None) -> None:
+                 keep_seats: Callable[[list], None] | None = None, limits: Limits = LIMITS) -> None:
         self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
         # `SeatWriter.save` (never the app's thread: see seat_writer); None: seats are not kept
         self.keep_seats = keep_seats or (lambda saved: None)
         self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
+        self.limits = limits
+        self.waiting = Pool(limits.waiting, limits.phones_per_device, limits.local)  # not admitted yet
+        # every phone connection: the waiting, the admitted and the seats' own tokens coming back
+        self._door = Pool(limits.waiting + limits.phones + book.seats, limits.phones_per_device, limits.local)
+        self._sweeper: asyncio.Task | None = None
+        self.seat_changes = Budgets(*SEAT_CHANGES, clock)  # per device
+        self.pacers = DevicePacers(clock, local=limits.local)
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
+        self._assets["/i18n/languages.json"] = (languages_json(), _JSON)
 
     def routes(self) -> list:
-        return [Route(path, self.page) for path in ASSETS] + [WebSocketRoute("/ws", self.websocket)]
+        return [Route(path, self.page) for path in self._assets] + [WebSocketRoute("/ws", self.websocket)]
 
     async def page(self, request: Request) -> Response:
         body, kind = self._assets[request.url.path]
         return Response(body, media_type=kind)
 
     async def websocket(self, websocket: WebSocket) -> None:
-        if not origin_allowed(websocket.headers) or len(self.phones) >= MAX_PHONES:
+        """A phone comes in if its device has fewer than `phones_per_device` connections, and
+        waits (at most `admit_s`) among at most `waiting` others until it gives the room code or
+        its seat's token; a full waiting room makes room for it (see `limits.Pool`)."""
+        self.sweep()
+        phone = PhoneConnection(self, websocket)
+        address = client_address(websocket)
+        if not origin_allowed(websocket.headers) or not self._door.enter(address, phone)[0]:
             await websocket.close(code=POLICY_VIOLATION)
             return
-        await websocket.accept()
-        phone = PhoneConnection(self, websocket)
+        entered, pushed = self.waiting.enter(address, phone)
+        if not entered:
+            self._door.leave(phone)
+            await websocket.close(code=POLICY_VIOLATION)
+            return
+        push_out(pushed, "too many phones are waiting to join: reconnect")
         self.phones.add(phone)
         try:
+            await websocket.accept()
+            self._sweep_while_waiting()
             await phone.run()
         finally:
             self.phones.discard(phone)
+            self._door.leave(phone)
+            self.waiting.leave(phone)
+
+    @property
+    def admitted_phones(self) -> int:
+        return len(self._door) - len(self.waiting)
+
+    def sweep(self) -> None:
+        """Close the connections that have waited `admit_s` without the code (the page
+        reconnects by itself: a guest still typing loses nothing)."""
+        now = self.clock()
+        late = [phone for phone in self.waiting if now - phone.since >= self.limits.admit_s]
+        for phone in late:
+            self.waiting.leave(phone)
+            push_out(phone, f"no room code in {self.limits.admit_s:.0f} s: reconnect")
+
+    def _sweep_while_waiting(self) -> None:
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweeping())
+
+    async def _sweeping(self) -> None:
+        while len(self.waiting):
+            await asyncio.sleep(SWEEP_S)
+            self.sweep()
 
     def seats_changed(self) -> None:
         """Keep the seats in the store, tell the app which seats phones hold, and show every
@@ -84,6 +139,40 @@ class PhoneRoom:
         self.events.put(SeatsHeld(self.book.taken))
         for phone in self.phones:
             phone.wake()
+
+
+def client_address(websocket: WebSocket) -> str:
+    return websocket.client.host if websocket.client else "?"
+
+
+def take_place(pool: Pool, websocket: WebSocket) -> bool:
+    """Whether a page's websocket (not yet accepted) gets a place in `pool`; the one whose place
+    it took, if any, is closed."""
+    entered, pushed = pool.enter(client_address(websocket), websocket)
+    push_out(pushed, "a page from another device needs the place: reload")
+    return entered
+
+
+def push_out(connection: Any, why: str) -> None:
+    """Close a connection whose place was given to another (`limits.Pool`) or that waited too
+    long, in a task of its own; it may be gone already."""
+    if connection is None:
+        return
+
+    async def close() -> None:
+        try:
+            await connection.close(code=POLICY_VIOLATION, reason=why)
+        except (RuntimeError, OSError, WebSocketDisconnect):
+            pass
+
+    asyncio.get_running_loop().create_task(close())
+
+
+def refusal(n: int | None, exc: Exception) -> dict:
+    """The message refusing message `n`: the English text, and the catalogue key the phone shows
+    in its language with the key's parameters (a message the box cannot read is `bad_message`)."""
+    key = "slow_down" if isinstance(exc, TooFast) else getattr(exc, "key", "bad_message")
+    return {"t": "refused", "n": n, "why": str(exc), "key": key, "args": getattr(exc, "params", {})}
 
 
 def _same(given: str, secret: str) -> bool:
@@ -98,7 +187,8 @@ class PhoneConnection:
         self.room, self.websocket = room, websocket
         self.loop = asyncio.get_running_loop()
         self.outbox: asyncio.Queue = asyncio.Queue()
-        self.admitted = False
+        self.since = room.clock()
+        self._admitted = False
         self.seat: int | None = None
         self.pin_host = False
         self.last_n = 0
@@ -106,15 +196,30 @@ class PhoneConnection:
         self._woken = False
         self.flooded = False
         self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
-        self.pacer = Pacer(room.clock)
-        client = websocket.client
-        self.address = guesser(client.host) if client else "?"  # whose wrong tries this phone's are
+        self.pacer = room.pacers(client_address(websocket))
+        self.address = client_address(websocket)  # whose wrong tries this phone's are
+
+    @property
+    def admitted(self) -> bool:
+        """Whether it gave the room code or a seat's token: it no longer waits to join."""
+        return self._admitted
+
+    @admitted.setter
+    def admitted(self, admitted: bool) -> None:
+        self._admitted = admitted
+        if admitted:
+            self.room.waiting.leave(self)
+
+    async def close(self, code: int, reason: str = "") -> None:
+        await self.websocket.close(code=code, reason=reason)
 
     @property
     def host(self) -> bool:
         return self.pin_host or (self.seat is not None and self.seat == self.room.book.host_seat)
 
     def wake(self) -> None:
+        if not self.admitted and self._last_view:
+            return  # the page shows the code form until then: no view to build at each change
         if not self._woken:
             self._woken = True
             self.outbox.put_nowait(None)  # None: send the view if it changed
@@ -159,7 +264,7 @@ class PhoneConnection:
     def _view_text(self) -> str:
         snap = self.room.hub.snapshot
         return json.dumps(seat_view(snap.game, snap.ui, self.seat, host=self.host, taken=self.room.book.taken,
-                                    host_pin=bool(self.room.host_pin)))
+                                    host_pin=bool(self.room.host_pin), host_seat=self.room.book.host_seat))
 
     async def _read(self) -> None:
         while True:
@@ -173,10 +278,10 @@ class PhoneConnection:
                     self.last_n = message.n
                     self._handle(message)
             except (MessageError, SeatError, TooFast) as exc:
-                self.send({"t": "refused", "n": self._n_of(raw), "why": str(exc)})
+                self.send(refusal(self._n_of(raw), exc))
             except Exception:  # a bug here must not end the phone's connection, nor reach it
                 log.exception("a phone's message could not be handled")
-                self.send({"t": "refused", "n": self._n_of(raw), "why": "the box could not handle that message"})
+                self.send(refusal(self._n_of(raw), SeatError("the box could not handle that message", "box_error")))
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return
@@ -197,20 +302,22 @@ class PhoneConnection:
         if verb == "resume":
             seat = self.room.book.find(fields["token"]) if is_token(fields["token"]) else None
             if seat is None:
-                raise SeatError("this phone's seat is gone: join again with the code on the panel")
+                raise SeatError("this phone's seat is gone: join again with the code on the panel", "seat_gone")
             self._seated(seat, None)
             return
         if verb in ("join", "host"):
             self._check_secret(verb, fields)
             return
         if not self.admitted:
-            raise SeatError("type the room code the panel shows first")
+            raise SeatError("type the room code the panel shows first", "code_first")
+        if verb in ("take", "leave", "free_seat"):
+            self._seat_change()
         if verb == "take":
             if self.seat is not None:
-                raise SeatError("this phone has a seat already (leave it first)")
+                raise SeatError("this phone has a seat already (leave it first)", "has_seat")
             snap = self.room.hub.snapshot
             if snap.game is not None and fields["seat"] == snap.game.giver and giver_seat_locked(snap.game, snap.ui):
-                raise SeatError("that colour is giving the cue this round: take it after the reveal")
+                raise SeatError("that colour is giving the cue this round: take it after the reveal", "giver_seat_locked")
             token = self.room.book.take(fields["seat"])
             self._seated(fields["seat"], token)
             return
@@ -218,7 +325,7 @@ class PhoneConnection:
             self._free(verb, fields)
             return
         if self.seat is None:
-            raise SeatError("choose a colour first")
+            raise SeatError("choose a colour first", "choose_colour")
         assert verb in GAME_VERBS
         self._command(message)
 
@@ -226,7 +333,7 @@ class PhoneConnection:
         """The room code (join) or the host PIN (host), each wrong guess counted."""
         wait = self.room.attempts.blocked(self.address)
         if wait > 0:
-            raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s")
+            raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s", "too_many_tries", seconds=int(wait) + 1)
         if verb == "join":
             code = self.room.hub.snapshot.ui.room_code
             right = bool(code) and _same(fields["code"].strip().upper(), code)
@@ -234,8 +341,12 @@ class PhoneConnection:
             right = bool(self.room.host_pin) and _same(fields["pin"], self.room.host_pin)
         if not right:
             self.room.attempts.wrong(self.address)
-            raise SeatError("that is not the code on the panel" if verb == "join" else "wrong host PIN")
+            raise SeatError("that is not the code on the panel", "wrong_code") if verb == "join" else SeatError(
+                "wrong host PIN", "wrong_pin")
         if verb == "join":
+            if not self.admitted and self.room.admitted_phones >= self.room.limits.phones:
+                raise SeatError(f"the room is full ({self.room.limits.phones} phones are in)", "room_full",
+                                phones=self.room.limits.phones)
             self.admitted = True
             self.wake()
             self.send({"t": "admitted"})
@@ -250,7 +361,7 @@ class PhoneConnection:
         for other in self.room.phones:
             if other is not self and other.seat == seat:
                 other.seat = None
-                other.send({"t": "refused", "n": None, "why": "this colour was taken up on another phone"})
+                other.send(refusal(None, SeatError("this colour was taken up on another phone", "taken_elsewhere")))
                 other.wake()
         self.admitted, self.seat = True, seat
         reply: dict = {"t": "seated", "seat": seat}
@@ -262,12 +373,24 @@ class PhoneConnection:
         else:
             self.room.seats_changed()
 
+    def _seat_change(self) -> None:
+        """Seat changes are paced per device: each is a view for every phone and a write to the
+        store, and six phones taking and leaving seats as fast as they could send made every
+        phone's taps 40 ms late. This machine's own pages (`limits.local`) are one user."""
+        if is_local(self.address, self.room.limits.local):
+            return
+        changes, who = self.room.seat_changes, device(self.address)
+        wait = changes.wait(who)
+        if wait > 0:
+            raise SeatError(f"too many seat changes: wait {int(wait) + 1} s", "slow_down")
+        changes.take(who)
+
     def _free(self, verb: str, fields: dict) -> None:
         if verb == "free_seat" and not self.host:
-            raise SeatError("only the host can free another phone's seat")
+            raise SeatError("only the host can free another phone's seat", "host_only")
         seat = self.seat if verb == "leave" else fields["seat"]
         if seat is None:
-            raise SeatError("this phone has no seat to leave")
+            raise SeatError("this phone has no seat to leave", "no_seat")
         self.room.book.free(seat)
         for phone in self.room.phones:
             if phone.seat == seat:
@@ -285,14 +408,14 @@ class PhoneConnection:
             seat=self.seat, verb=message.verb, cell=fields.get("cell"), options=options,
             host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n)))
 
-    def _replier(self, n: int) -> Callable[[str | None], None]:
+    def _replier(self, n: int) -> Callable[[Exception | None], None]:
         """Called in the app's thread: a refusal goes back to this phone through its loop."""
 
-        def reply(why: str | None) -> None:
+        def reply(why: Exception | None) -> None:
             if why is None:
                 return
             try:
-                self.loop.call_soon_threadsafe(self.send, {"t": "refused", "n": n, "why": why})
+                self.loop.call_soon_threadsafe(self.send, refusal(n, why))
             except RuntimeError:  # the server has stopped
                 pass
 

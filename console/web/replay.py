@@ -30,9 +30,10 @@ from console.game.rules import RuleError
 from console.store.format import StoreError
 from console.view.timeline import Timeline, stored_timeline
 from console.web.messages import message_json
-from console.web.pacing import Pacer, Throttle, TooFast
+from console.web.pacing import DevicePacers, Throttle, TooFast
 from console.web.panel import PAGE, live_view, refuse
-from console.web.phones import POLICY_VIOLATION, asset
+from console.web.limits import LIMITS, Limits, Pool
+from console.web.phones import POLICY_VIOLATION, asset, client_address, take_place
 from console.web.server import origin_allowed
 from hal.output import OutputStage
 
@@ -41,8 +42,8 @@ STORE_WAIT_S = 5.0
 KEPT_TIMELINES = 4
 MAX_FRAMES_PER_S = 60.0  # a page asks 20 a second in real time; past this it is paced (see pacing)
 # All replay pages together: each frame is drawn in the interpreter the panel's loop shares, and
-# twenty pages asking as fast as they could made the panel's frames up to 110 ms late.
-MAX_REPLAY_VIEWERS = 8
+# twenty pages asking as fast as they could made the panel's frames up to 110 ms late (hence
+# also `Limits.replays`).
 ALL_FRAMES_PER_S = 120
 
 
@@ -86,12 +87,14 @@ def parse_time(text: str | None, duration: float) -> float:
 class ReplayRoom:
     """The replay pages of the stored games."""
 
-    def __init__(self, stage: OutputStage, store: Any, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, stage: OutputStage, store: Any, clock: Callable[[], float] = time.monotonic,
+                 limits: Limits = LIMITS) -> None:
         self.stage, self.store, self.clock = stage, store, clock  # the clock paces each page
         self.pause: Callable[[float], Any] = asyncio.sleep
         self._page = asset("panel.html")
         self._timelines: OrderedDict[str, Timeline] = OrderedDict()
-        self.viewers = 0
+        self.viewers = Pool(limits.replays, limits.replays_per_device, limits.local)
+        self._pacers = DevicePacers(clock, MAX_FRAMES_PER_S, local=limits.local)
         self._all = Throttle(ALL_FRAMES_PER_S)
 
     def routes(self) -> list:
@@ -108,15 +111,14 @@ class ReplayRoom:
             return JSONResponse({"error": str(exc)}, status_code=404)
 
     async def websocket(self, websocket: WebSocket) -> None:
-        if not origin_allowed(websocket.headers) or self.viewers >= MAX_REPLAY_VIEWERS:
+        if not origin_allowed(websocket.headers) or not take_place(self.viewers, websocket):
             await websocket.close(code=POLICY_VIOLATION)
             return
-        self.viewers += 1
         try:
             await websocket.accept()
             await self._play_back(websocket)
         finally:
-            self.viewers -= 1
+            self.viewers.leave(websocket)
 
     async def _play_back(self, websocket: WebSocket) -> None:
         try:
@@ -125,7 +127,7 @@ class ReplayRoom:
             await refuse(websocket, str(exc))
             await websocket.close()
             return
-        sent, pacer = None, Pacer(self.clock, MAX_FRAMES_PER_S)
+        sent, pacer = None, self._pacers(client_address(websocket))
         try:
             while True:
                 raw = await websocket.receive()

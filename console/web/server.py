@@ -12,6 +12,7 @@ own SIGTERM handling stays in charge; `stop()` asks the server to exit and waits
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import os
@@ -25,6 +26,9 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from console.web.guard import Guard
+from console.web.limits import LIMITS, Limits
 
 # Every message a phone sends is small (a verb and a cell); uvicorn closes a websocket whose
 # frame is larger than this before the app sees it (websockets' max_size).
@@ -136,10 +140,10 @@ def origin_allowed(headers) -> bool:
 class WebServer:
     """uvicorn serving `app` on (address, port) in a daemon thread; port 0 picks a free one."""
 
-    def __init__(self, app: ASGIApp, address: str, port: int) -> None:
+    def __init__(self, app: ASGIApp, address: str, port: int, limits: Limits = LIMITS) -> None:
         self._socket = systemd_socket()
         if self._socket is not None:
-            self._serve(app)
+            self._serve(app, limits)
             if (self.address, self.port) != (address, port):
                 log.warning("web: systemd listens on %s port %s, the configuration says %s port %s: "
                             "run the installer again to move the socket", self.address, self.port, address, port)
@@ -154,17 +158,21 @@ class WebServer:
             raise WebServerError(f"web: cannot listen on {address}:{port} ({exc.strerror or exc})") from None
         except (ValueError, UnicodeError) as exc:
             raise WebServerError(f"web: {address!r} is not an address to listen on ({exc})") from None
-        self._serve(app)
+        self._serve(app, limits)
 
-    def _serve(self, app: ASGIApp) -> None:
+    def _serve(self, app: ASGIApp, limits: Limits) -> None:
         self.address, self.port = self._socket.getsockname()[:2]
+        self.guard = Guard(limits)  # connections per device and in all, request deadlines
+        http, ws = self.guard.protocols()
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", ws="websockets-sansio",
+            app, log_level="warning", access_log=False, lifespan="off", http=http, ws=ws,
             ws_max_size=MAX_MESSAGE_BYTES, ws_ping_interval=20.0, ws_ping_timeout=20.0,
-            limit_concurrency=64, server_header=False, date_header=False, timeout_graceful_shutdown=1,
+            limit_concurrency=None, timeout_keep_alive=limits.keep_alive_s, backlog=limits.backlog,
+            server_header=False, date_header=False, timeout_graceful_shutdown=1,
             proxy_headers=False,  # no proxy stands before the box: X-Forwarded-For is the client's say-so
         )
         self._server = uvicorn.Server(config)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._thread = threading.Thread(target=self._run, name="hues-web", daemon=True)
 
     @property
@@ -176,16 +184,36 @@ class WebServer:
         self._thread.start()
         deadline = threading.Event()
         for _ in range(int(timeout_s / 0.005)):
-            if self._server.started or not self._thread.is_alive():
+            if self.guard.listening or not self._thread.is_alive():
                 break
             deadline.wait(0.005)
-        if not self._server.started:
+        if not self.guard.listening:
             raise WebServerError(f"web: the server on {self.url} did not start")
 
     def _run(self) -> None:
-        self._server.run(sockets=[self._socket])
+        asyncio.run(self._serve_guarded())  # the default loop, as uvicorn's own run() without uvloop
+
+    async def _serve_guarded(self) -> None:
+        """uvicorn serving, with the guard accepting its connections (`Guard.listen`)."""
+        serving = asyncio.ensure_future(self._server.serve(sockets=[]))  # uvicorn listens on nothing itself
+        while not (self._server.started or serving.done()):
+            await asyncio.sleep(0.005)
+        if self._server.started:
+            server, config = self._server, self._server.config
+            self._loop = asyncio.get_running_loop()
+            self.guard.listen(self._socket, lambda: config.http_protocol_class(
+                config=config, server_state=server.server_state, app_state=server.lifespan.state))
+        try:
+            await serving
+        finally:
+            self.guard.stop_listening()
 
     def stop(self, timeout_s: float = 2.0) -> None:
+        if self._loop is not None and self._thread.is_alive():
+            try:  # no new connection while the server shuts down
+                self._loop.call_soon_threadsafe(self.guard.stop_listening)
+            except RuntimeError:  # its loop has closed
+                pass
         self._server.should_exit = True
         if self._thread.is_alive():
             self._thread.join(timeout_s)

@@ -34,12 +34,13 @@ def board_message() -> dict:
 
 
 def seat_view(game: GameState | None, ui: Ui, seat: int | None, *, host: bool = False,
-              taken: tuple[int, ...] = (), host_pin: bool = False) -> dict:
+              taken: tuple[int, ...] = (), host_pin: bool = False, host_seat: int | None = None) -> dict:
     """The view of `seat` (None: the public view, as the panel stream and watchers get it);
-    `host_pin`: whether a PIN can make a phone the host (the page offers it then)."""
+    `host_pin`: whether a PIN can make a phone the host (the page offers it then); `host_seat`:
+    the colour whose phone is the host (the others' pages say whom they wait for)."""
     view = {
         "t": "view", "screen": ui.screen, "seat": seat, "host": host, "host_pin": host_pin,
-        "colors": list(ui.colors),
+        "host_seat": host_seat, "colors": list(ui.colors),
         "taken": list(taken),
         "setup": {"players": ui.setup.players, "variant": ui.setup.variant,
                   "first_giver": ui.setup.first_giver},
@@ -77,6 +78,7 @@ def _public_game(game: GameState, ui: Ui) -> dict:
         "players": game.players, "variant": game.variant, "colors": list(game.colors),
         "phase": "guess2" if held_back else game.phase, "round": game.round, "rounds": regular_rounds(game.players),
         "tiebreak": game.tiebreak, "tied": list(game.tied), "giver": game.giver,
+        "giver_on_phone": ui.giver_on_phone(game),
         "turn": current_player(game), "to_place": list(game.to_place),
         "pawns": [[p.player, str(p.cell)] for p in game.pawns],
         "pending": None if ui.pending is None else [ui.pending.player, str(ui.pending.cell)],

@@ -1,11 +1,21 @@
 // The phone's page: one websocket to the console; every view comes from the server (which strips
 // what this seat may not see), every tap goes back as one small message. The seat token lives in
-// localStorage only and travels inside the websocket, never in a URL.
+// localStorage only and travels inside the websocket, never in a URL. Every word comes from the
+// language's catalogue (i18n.js); players are named by their colour.
 "use strict";
 
 const TOKEN_KEY = "hues-seat-token";
+const ROWS = "ABCDEFGHIJKLMNOP";
+const CURSOR_EVERY_MS = 100;  // a finger sliding over the board sends the cursor at most this often
 const $ = (id) => document.getElementById(id);
-let ws = null, n = 0, board = null, view = null, retry = 500, showTarget = false;
+let ws = null, n = 0, board = null, view = null, retry = 500;
+let refusal = null;        // {key, args, why}: shown in the line until the next view that differs
+let lastViewText = "";
+let selected = null;       // the cell this phone has picked (a guess, or a free target), by name
+let showTarget = false, targetOf = null;  // the giver's target on show, and for which round
+let menuOpen = false, confirming = false, hostMenuOpened = false;
+let cursorTimer = null, cursorDue = null, cursorSentAt = 0;
+let myMove = false, wakeLock = null;
 
 function send(t, fields = {}) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ t, n: ++n, ...fields }));
@@ -17,223 +27,475 @@ function connect() {
   n = 0;
   ws.onopen = () => {
     retry = 500;
-    $("status").textContent = "connected";
+    setConn("status.connected");
     const token = localStorage.getItem(TOKEN_KEY);
     if (token) send("resume", { token });
   };
   ws.onmessage = (event) => receive(JSON.parse(event.data));
   ws.onclose = () => {
-    $("status").textContent = "reconnecting…";
+    setConn("status.reconnecting");
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 4000);
   };
 }
 
+let connection = "status.connecting";  // said in the line while the phone is not connected
+
+function setConn(key) {
+  connection = key;
+  document.body.dataset.connected = key === "status.connected" ? "yes" : "no";
+  showLine();
+}
+
 function receive(msg) {
   if (msg.t === "board") { board = msg; buildBoard(); }
-  else if (msg.t === "seated") {
-    if (msg.token) localStorage.setItem(TOKEN_KEY, msg.token);
-    refuse("");
-  }
-  else if (msg.t === "admitted") { document.body.dataset.admitted = "1"; refuse(""); if (view) render(); }
+  else if (msg.t === "seated") { if (msg.token) localStorage.setItem(TOKEN_KEY, msg.token); refusal = null; }
+  else if (msg.t === "admitted") { document.body.dataset.admitted = "1"; refusal = null; if (view) render(); }
   else if (msg.t === "refused") {
-    if (/seat is gone/.test(msg.why)) { localStorage.removeItem(TOKEN_KEY); document.body.dataset.admitted = ""; }
-    refuse(msg.why);
+    if (msg.key === "seat_gone") { localStorage.removeItem(TOKEN_KEY); document.body.dataset.admitted = ""; }
+    if (msg.key === "occupied" || msg.key === "not_your_turn") selected = null;
+    refusal = { key: msg.key, args: msg.args || {}, why: msg.why };
+    if (view) render(); else showLine();
   }
-  else if (msg.t === "view") { view = msg; render(); }
+  else if (msg.t === "view") {
+    const text = JSON.stringify(msg);
+    if (text !== lastViewText) refusal = null;  // a refusal stays until the next change
+    lastViewText = text;
+    view = msg;
+    render();
+  }
 }
 
-function refuse(why) {
-  $("refusal").textContent = why;
-  $("refusal").hidden = !why;
+// --- names -----------------------------------------------------------------------------------
+
+function colorName(color) { return t(`color.${color}`); }
+function playerName(p) { return view.game ? colorName(view.game.colors[p]) : colorName(view.colors[p]); }
+function pawnColor(name) { return board ? board.pawns[name] : "#888"; }
+function cellName(row, col) { return ROWS[row] + (col + 1); }
+function cellAt(name) { return { row: ROWS.indexOf(name[0]), col: Number(name.slice(1)) - 1 }; }
+function cellColor(name) { const c = cellAt(name); return board ? board.colors[c.row * 30 + c.col] : "#000"; }
+function textOn(hex) {  // black or white, whichever has the higher contrast on that colour (WCAG 2)
+  const v = parseInt(hex.slice(1), 16);
+  const lin = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const l = 0.2126 * lin(v >> 16) + 0.7152 * lin((v >> 8) & 255) + 0.0722 * lin(v & 255);
+  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? "#000" : "#fff";
 }
 
-function show(id, on) { $(id).hidden = !on; }
-
-function cellName(i) { return "ABCDEFGHIJKLMNOP"[Math.floor(i / 30)] + (i % 30 + 1); }
-function cellIndex(name) { return "ABCDEFGHIJKLMNOP".indexOf(name[0]) * 30 + Number(name.slice(1)) - 1; }
-
-// A coloured tile (a board cell, a card swatch, a seat): DOM, never canvas, whose pixels
-// privacy-protecting browsers add noise to.
-function tile(tag, className, background, title, onclick) {
-  const el = document.createElement(tag);
-  el.className = className;
-  el.style.background = background;
-  el.title = title;
-  if (onclick) el.onclick = onclick;
-  return el;
-}
+// --- the board: 16 columns (the panel's rows A-P) by 30 rows (its columns 1-30) ----------------
 
 function buildBoard() {
-  const grid = $("board");
-  grid.replaceChildren();
-  board.colors.forEach((color, i) => {
-    const name = cellName(i);
-    const cell = tile("div", "cell", color, name, () => tapCell(name));
-    cell.dataset.cell = name;
-    cell.setAttribute("role", "gridcell");
-    grid.append(cell);
+  const grid = $("board"), cols = $("col-labels"), rows = $("row-labels");
+  const cells = [];
+  for (let col = 0; col < 30; col++) {
+    for (let row = 0; row < 16; row++) {
+      const el = document.createElement("div");
+      el.className = "cell";
+      el.dataset.cell = cellName(row, col);
+      el.style.background = board.colors[row * 30 + col];
+      cells.push(el);
+    }
+  }
+  grid.replaceChildren(...cells);
+  painted = new Map();
+  const letters = () => [...ROWS].map((letter) => Object.assign(document.createElement("span"), { textContent: letter }));
+  cols.replaceChildren(...letters());
+  $("col-labels-below").replaceChildren(...letters());
+  rows.replaceChildren(...Array.from({ length: 30 }, (_, i) => Object.assign(document.createElement("span"), { textContent: String(i + 1) })));
+  if (view) render();
+}
+
+function cellEl(name) { const c = cellAt(name); return $("board").children[c.col * 16 + c.row]; }
+
+// The cell nearest to a point of the screen: a tap on a gap, a label or past the edge still picks one.
+function nearestCell(x, y) {
+  const box = $("board").getBoundingClientRect();
+  const col16 = Math.min(15, Math.max(0, Math.floor((x - box.left) / box.width * 16)));
+  const row30 = Math.min(29, Math.max(0, Math.floor((y - box.top) / box.height * 30)));
+  return cellName(col16, row30);
+}
+
+// A finger on the board: the loupe shows the cell under it, large, with its neighbours; the cell
+// is picked when the finger lifts (sliding moves the choice, so the exact cell is always reachable).
+function watchFinger() {
+  const area = $("board-area");
+  let down = null;
+  area.addEventListener("pointerdown", (event) => {
+    if (!board) return;
+    down = event.pointerId;
+    area.setPointerCapture?.(event.pointerId);
+    loupe(nearestCell(event.clientX, event.clientY));
   });
+  area.addEventListener("pointermove", (event) => { if (event.pointerId === down) loupe(nearestCell(event.clientX, event.clientY)); });
+  area.addEventListener("pointerup", (event) => {
+    if (event.pointerId !== down) return;
+    down = null;
+    $("loupe").hidden = true;
+    tapCell(nearestCell(event.clientX, event.clientY));
+  });
+  area.addEventListener("pointercancel", () => { down = null; $("loupe").hidden = true; });
+}
+
+function loupe(name) {
+  const c = cellAt(name), cells = [];
+  for (let dc = -1; dc <= 1; dc++) {
+    for (let dr = -1; dr <= 1; dr++) {
+      const el = document.createElement("div");
+      const row = c.row + dr, col = c.col + dc;
+      el.style.background = row >= 0 && row < 16 && col >= 0 && col < 30 ? board.colors[row * 30 + col] : "#000";
+      if (!dr && !dc) el.className = "centre";
+      cells.push(el);
+    }
+  }
+  $("loupe-cells").replaceChildren(...cells);
+  $("loupe-name").textContent = name;
+  const box = $("stage").getBoundingClientRect(), cellBox = cellEl(name).getBoundingClientRect();
+  $("loupe").style.top = cellBox.top - box.top > box.height / 2 ? "4px" : "auto";
+  $("loupe").style.bottom = cellBox.top - box.top > box.height / 2 ? "auto" : "4px";
+  $("loupe").hidden = false;
 }
 
 function tapCell(name) {
-  const you = view && view.you;
-  if (you && you.free && !you.target && view.game.phase === "choose_target") send("choose", { cell: name });
-  else send("cursor", { cell: name });
+  const g = view && view.game, you = view && view.you;
+  if (!g) return;
+  if (you && you.free && !you.target && g.phase === "choose_target" && g.giver === view.seat) {
+    pick(name);  // a free target: never sent before Choose (the panel must not show it)
+    return;
+  }
+  if (isMyGuess(g)) pick(name);
+  sendCursor(name);  // out of turn the console says why not
 }
 
-function swatch(name, label) {
-  const el = tile("div", "swatch", board ? board.colors[cellIndex(name)] : "#000", name);
-  el.dataset.cell = name;
-  const text = document.createElement("span");
-  text.textContent = label || name;
-  el.append(text);
-  return el;
+function pick(name) {
+  selected = name;
+  $("place").disabled = $("choose").disabled = false;
+  paintBoard(view.game, showTarget && view.you ? view.you.target : null);
+  showLine();
 }
 
-function pawnColor(name) { return board ? board.pawns[name] : "#888"; }
+function sendCursor(name) {
+  cursorDue = name;
+  if (cursorTimer) return;
+  const wait = Math.max(0, cursorSentAt + CURSOR_EVERY_MS - performance.now());
+  cursorTimer = setTimeout(() => {
+    cursorTimer = null;
+    cursorSentAt = performance.now();
+    send("cursor", { cell: cursorDue });
+  }, wait);
+}
+
+function isMyGuess(g) {
+  return (g.phase === "guess1" || g.phase === "guess2") && g.turn === view.seat && !(g.pending && g.pending[0] === view.seat);
+}
+
+// --- the screens -------------------------------------------------------------------------------
+
+function show(id, on) { $(id).hidden = !on; }
 
 function render() {
-  const seated = view.seat !== null;
-  $("me").textContent = seated ? `you: ${view.colors[view.seat]}${view.host ? " (host)" : ""}` : "";
-  const admittedOrSeated = seated || document.body.dataset.admitted === "1";
-  show("join", !seated && !admittedOrSeated);
-  show("seats", !seated && admittedOrSeated);
-  show("leave", seated);
-  show("open-host", view.host);
-  if (!view.host) show("host", false);
-  show("pin-form", view.host_pin && !view.host && admittedOrSeated);
-  renderSeats();
+  if (!view) return;
+  const seated = view.seat !== null, admitted = seated || document.body.dataset.admitted === "1";
+  show("join", !admitted);
+  show("seats", admitted && !seated);
   show("play", seated);
-  if (seated) renderGame();
+  show("menu", seated);
+  document.body.dataset.screen = !admitted ? "join" : !seated ? "seats" : view.game ? view.game.phase : "waiting";
+  if (seated) {
+    $("me").textContent = t(view.host ? "me.host" : "me.you", { color: colorName(view.colors[view.seat]) });
+    $("me-dot").style.background = pawnColor(view.colors[view.seat]);
+    renderGame();
+  } else {
+    renderSeats();
+    closeSheets();
+  }
+  showLine();
+}
+
+// The one line: a refusal while there is one, else what this phone does now.
+function showLine() {
+  const line = $("line");
+  line.classList.toggle("refused", !!refusal);
+  line.dataset.key = refusal ? `refused.${refusal.key}` : lineKey().key;
+  const text = refusal ? refusalText(refusal) : (() => { const k = lineKey(); return t(k.key, k.args); })();
+  line.textContent = text.charAt(0).toLocaleUpperCase(I18n.lang) + text.slice(1);  // "Red is guessing"
+}
+
+function refusalText(r) {
+  const args = { ...r.args };
+  if ("player" in args && view) args.player = playerName(args.player);
+  const key = `refused.${r.key}`;
+  return key in I18n.messages ? t(key, args) : t("refused.rule");
+}
+
+function lineKey() {
+  if (connection !== "status.connected" || !view) return { key: connection };
+  const seated = view.seat !== null;
+  if (!seated) return { key: document.body.dataset.admitted === "1" ? "seats.line" : "join.line" };
+  const g = view.game, you = view.you, me = view.seat;
+  if (view.screen === "resume") return { key: view.host ? "line.resume_host" : "line.resume" };
+  if (!g || view.screen === "idle" || view.screen === "setup") {
+    if (view.host) return { key: "line.host_start" };
+    return view.host_seat === null ? { key: "line.wait_anyhost" } : { key: "line.wait_host", args: { host: colorName(view.colors[view.host_seat]) } };
+  }
+  const giver = playerName(g.giver), round = g.round;
+  if (g.phase === "game_over") {
+    const names = joinNames(g.winners.map(playerName)), points = Math.max(...g.scores);
+    return { key: g.winners.length === 1 ? "line.over_one" : "line.over_many", args: { names, points } };
+  }
+  if (view.screen === "tiebreak") return { key: "line.tiebreak", args: { names: joinNames(g.tied.map(playerName)) } };
+  if (g.phase === "round_over" && g.target) return { key: "line.reveal", args: { round, cell: g.target } };
+  if (!you) return { key: "line.watching", args: { players: g.players } };
+  const giving = g.giver === me;
+  switch (g.phase) {
+    case "choose_target":
+      if (giving) return { key: you.free ? (selected ? "line.choose_free_picked" : "line.choose_free") : "line.choose_card", args: { cell: selected } };
+      return { key: g.giver_on_phone ? "line.choosing" : "line.choosing_panel", args: { giver } };
+    case "clue1": return giving ? { key: "line.clue1_giver" } : { key: "line.clue1", args: { giver } };
+    case "clue2": return giving ? { key: "line.clue2_giver" } : { key: "line.clue2", args: { giver } };
+    default: {
+      if (g.pending && g.pending[0] === me) return { key: "line.pending", args: { cell: g.pending[1] } };
+      if (g.turn === me) return selected ? { key: "line.guess_picked", args: { cell: selected } } : { key: "line.guess_me" };
+      const player = g.turn === null ? giver : playerName(g.turn);
+      return { key: giving ? "line.guess_giver" : "line.guess_other", args: { player } };
+    }
+  }
 }
 
 function renderSeats() {
   const list = $("seat-list");
-  list.replaceChildren();
-  view.colors.forEach((color, seat) => {
-    const b = tile("button", "seat", pawnColor(color), color, () => send("take", { seat }));
+  list.replaceChildren(...view.colors.map((color, seat) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "seat";
     b.dataset.seat = seat;
-    b.disabled = view.taken.includes(seat);
-    list.append(b);
-  });
+    const hex = pawnColor(color);
+    b.style.background = hex;
+    b.style.color = textOn(hex);
+    b.setAttribute("role", "listitem");
+    const taken = view.taken.includes(seat);
+    b.disabled = taken;
+    b.append(colorName(color));
+    if (taken) b.append(Object.assign(document.createElement("span"), { className: "state", textContent: t("seats.taken") }));
+    b.onclick = () => send("take", { seat });
+    return b;
+  }));
 }
 
 function renderGame() {
-  const g = view.game, you = view.you;
+  const g = view.game, you = view.you, me = view.seat;
+  if (g && (g.phase !== "choose_target" || g.giver !== me) && !isMyGuess(g)) selected = null;
+  renderScores(g);
+  const round = g ? `${g.round}:${g.tiebreak}` : null;
+  if (targetOf !== round) { showTarget = false; targetOf = round; }  // a new round starts hidden
+  const giving = !!(g && you && g.giver === me);
+  const phase = g ? g.phase : null, guessing = phase === "guess1" || phase === "guess2";
+  const pendingMine = !!(g && g.pending && g.pending[0] === me);
+
+  // the card: the giver's four colours while choosing (cards), on the giver's phone only
+  const card = $("card");
+  const choosingCard = giving && phase === "choose_target" && you.card && !you.free;
+  card.replaceChildren(...(choosingCard ? you.card.map((name) => {
+    const el = document.createElement("button");
+    el.type = "button";
+    el.className = "swatch";
+    el.dataset.cell = name;
+    el.style.background = cellColor(name);
+    el.append(Object.assign(document.createElement("span"), { textContent: name }));
+    el.onclick = () => send("choose", { cell: name });
+    return el;
+  }) : []));
+  show("card-sheet", !!choosingCard);
+
+  // the target: hidden until asked for, a new round hides it again
+  const target = giving && you.target ? you.target : null;
+  show("show-target", !!target);
+  $("show-target").textContent = t(showTarget ? "btn.hide_target" : "btn.show_target");
+  $("show-target").setAttribute("aria-pressed", String(showTarget));
+  show("target-sheet", !!(target && showTarget));
+  $("target").style.background = target ? cellColor(target) : "transparent";
+  $("target-name").textContent = target && showTarget ? t("target.label", { cell: target }) : "";
+
+  // the round's points, on every phone, once the panel reveals the target; the winners at the end
+  const revealed = !!(g && (g.last_round_points.length || phase === "game_over"));
+  renderPoints(g, revealed);
+
+  const freeChoosing = giving && phase === "choose_target" && you.free && !you.target;
+  show("choose", freeChoosing);
+  $("choose").disabled = !selected;
+  show("place", guessing && g.turn === me && !giving && !pendingMine);
+  $("place").disabled = !selected;
+  show("take-back", pendingMine);
+  show("confirm", pendingMine);
+  show("clue", giving && (phase === "clue1" || phase === "clue2"));
+  show("pass", giving && phase === "clue2");
+  show("next", !!(g && you && ((phase === "round_over" && view.screen === "reveal") || view.screen === "tiebreak")));
+  show("new-game", !!(view.host && (!g || phase === "game_over")));
+  renderMenu(g);
+  paintBoard(g, target && showTarget ? target : null);
+  nudge(g, giving, pendingMine);
+  keepAwake(g);
+}
+
+function renderScores(g) {
   const scores = $("scores");
-  scores.replaceChildren();
-  if (!g) {
-    $("turn").textContent = "Waiting for the host to start a game.";
-    ["secret", "place", "take-back", "confirm", "clue", "pass", "next"].forEach((id) => show(id, false));
-    paintBoard(null);
-    return;
-  }
-  g.colors.forEach((color, p) => {
+  if (!g) { scores.replaceChildren(); return; }
+  scores.replaceChildren(...g.colors.map((color, p) => {
     const s = document.createElement("span");
     s.className = "score" + (g.turn === p ? " turn" : "");
-    const dot = document.createElement("span");
-    dot.className = "dot";
+    s.setAttribute("role", "listitem");
+    const dot = Object.assign(document.createElement("span"), { className: "dot" });
     dot.style.background = pawnColor(color);
-    s.append(dot, String(g.scores[p]));
-    s.title = color;
-    scores.append(s);
+    s.append(dot, `${colorName(color)} ${g.scores[p]}`);
+    return s;
+  }));
+}
+
+function renderPoints(g, revealed) {
+  show("points-sheet", revealed);
+  if (!revealed) return;
+  const over = g.phase === "game_over";
+  $("points-title").textContent = over ? t("points.final") : t("points.title", { round: g.round });
+  const rows = g.colors.map((color, p) => {
+    const row = document.createElement("div");
+    row.className = "points-row" + (over && g.winners.includes(p) ? " winner" : "");
+    row.setAttribute("role", "listitem");
+    const dot = Object.assign(document.createElement("span"), { className: "dot" });
+    dot.style.background = pawnColor(color);
+    const gain = over ? "" : t("points.gain", { points: g.last_round_points[p] });
+    row.append(dot, Object.assign(document.createElement("span"), { textContent: colorName(color) }),
+      Object.assign(document.createElement("span"), { className: "gain", textContent: gain }),
+      Object.assign(document.createElement("span"), { className: "total", textContent: t("points.total", { total: g.scores[p] }) }));
+    return row;
   });
-  const me = view.seat, giver = g.giver === me, myTurn = g.turn === me;
-  const pendingMine = g.pending && g.pending[0] === me;
-  const phase = g.phase;
-  let turn = `Round ${g.round} of ${g.rounds}${g.tiebreak ? " (tie-break)" : ""}. `;
-  if (phase === "game_over") turn += "Game over: " + g.winners.map((w) => g.colors[w]).join(", ") + " won.";
-  else if (phase === "round_over") turn += `The target was ${g.target}.`;
-  else if (!you) turn += "You are watching this game.";
-  else if (myTurn) turn += giver ? "Your turn, cue giver." : "Your turn: tap a colour, then place.";
-  else turn += `${g.colors[g.turn ?? g.giver]}'s turn.`;
-  $("turn").textContent = turn;
-
-  const choosing = giver && phase === "choose_target";
-  show("secret", !!(you && giver && (you.card || you.free || you.target)));
-  $("secret-help").textContent = choosing ? (you.free ? "Tap any colour on the board: that is your target." :
-    "Tap one of your card's colours: that is your target.") : "Only you see this.";
-  const card = $("card");
-  card.replaceChildren();
-  if (you && giver && you.card && (choosing || showTarget)) {
-    you.card.forEach((name) => {
-      const el = swatch(name);
-      if (name === you.target) el.classList.add("chosen");
-      if (choosing) el.onclick = () => send("choose", { cell: name });
-      card.append(el);
-    });
-  }
-  show("show-target", !!(you && giver && you.target));
-  $("show-target").textContent = showTarget ? "Hide my target" : "Show my target";
-  const target = $("target");
-  show("target", !!(you && giver && you.target && showTarget));
-  if (you && you.target) {
-    target.style.background = board.colors[cellIndex(you.target)];
-    const label = document.createElement("span");
-    label.textContent = you.target;
-    target.replaceChildren(label);
-  }
-
-  const guessing = phase === "guess1" || phase === "guess2";
-  show("place", guessing && myTurn && !giver && !pendingMine);
-  $("place").textContent = g.cursor && myTurn ? `Place on ${g.cursor}` : "Place here";
-  show("take-back", !!pendingMine);
-  show("confirm", !!pendingMine);
-  show("clue", giver && (phase === "clue1" || phase === "clue2" || (myTurn && guessing)));
-  show("pass", giver && (phase === "clue2" || (myTurn && phase === "guess1")));
-  show("next", phase === "round_over" || view.screen === "tiebreak");
-  paintBoard(g);
+  $("points").replaceChildren(...rows);
 }
 
-function paintBoard(g) {
-  const cells = $("board").children;
-  for (const cell of cells) { cell.classList.remove("pawn", "cursor", "target"); cell.style.removeProperty("--pawn"); }
-  if (!g) return;
-  const pawns = g.pawns.concat(g.pending ? [g.pending] : []);
-  for (const [player, name] of pawns) {
-    const cell = cells[cellIndex(name)];
-    cell.classList.add("pawn");
-    cell.style.setProperty("--pawn", pawnColor(g.colors[player]));
+// The menu: the host's game controls (start, abandon with a confirm, brightness), leaving the
+// seat, the host PIN. For the host with no game it opens by itself.
+function renderMenu(g) {
+  const under = !!(g && g.phase !== "game_over" && view.screen !== "idle" && view.screen !== "setup" && view.screen !== "resume");
+  const setupNow = view.host && !under;
+  if (setupNow && !hostMenuOpened) { menuOpen = true; hostMenuOpened = true; fillSetup(); }
+  if (!setupNow && hostMenuOpened) { hostMenuOpened = false; menuOpen = false; }  // the game began: out of its way
+  show("menu-sheet", menuOpen && !confirming);
+  show("confirm-sheet", confirming && view.host && under);
+  if (confirming && !(view.host && under)) confirming = false;
+  show("host-setup", setupNow);
+  show("host-game", view.host && under);
+  show("host-bright", view.host);
+  show("pin-form", view.host_pin && !view.host);
+  if (setupNow) describePlayers();
+}
+
+function seatedPlayers() {
+  // the players a game needs so that every seated phone plays (3 to 10)
+  const top = view.taken.length ? Math.max(...view.taken) + 1 : 0;
+  return Math.min(10, Math.max(3, view.taken.length, top));
+}
+
+function fillSetup() {
+  const players = $("h-players");
+  players.replaceChildren(...Array.from({ length: 8 }, (_, i) => new Option(String(i + 3), String(i + 3))));
+  players.value = String(seatedPlayers());
+  fillFirstGiver();
+}
+
+function fillFirstGiver() {
+  const select = $("h-first"), kept = select.value;
+  select.replaceChildren(new Option(t("host.first.random"), ""));
+  for (let p = 0; p < Number($("h-players").value); p++) select.add(new Option(colorName(view.colors[p]), String(p)));
+  if ([...select.options].some((o) => o.value === kept)) select.value = kept;
+}
+
+function describePlayers() {
+  const count = Number($("h-players").value);
+  const playing = view.colors.slice(0, count).map(colorName);
+  const watching = view.taken.filter((s) => s >= count).map((s) => colorName(view.colors[s]));
+  $("h-who").textContent = t("host.playing", { names: joinNames(playing) }) +
+    (watching.length ? " " + t("host.watching", { names: joinNames(watching) }) : "");
+}
+
+function closeSheets() { menuOpen = false; confirming = false; }
+
+// Only the cells whose marks change are touched: a tap repaints two cells, not 480.
+let painted = new Map();  // cell name -> "pawn colour|cursor|target|selected" as drawn now
+
+function paintBoard(g, myTarget) {
+  if (!$("board").children.length) return;
+  const marks = new Map();
+  const mark = (name, i, value) => { const m = marks.get(name) || ["", "", "", ""]; m[i] = value; marks.set(name, m); };
+  if (g) {
+    for (const [player, name] of g.pawns.concat(g.pending ? [g.pending] : [])) mark(name, 0, pawnColor(g.colors[player]));
+    if (g.cursor) mark(g.cursor, 1, "cursor");  // the panel's cursor
+    if (g.target || myTarget) mark(g.target || myTarget, 2, "target");
+    if (selected) mark(selected, 3, "selected");
   }
-  if (g.cursor) cells[cellIndex(g.cursor)].classList.add("cursor");  // the panel's cursor
-  if (g.target) cells[cellIndex(g.target)].classList.add("target");
+  for (const name of new Set([...painted.keys(), ...marks.keys()])) {
+    const m = marks.get(name), key = m ? m.join("|") : "";
+    if ((painted.get(name) || "") === key) continue;
+    const cell = cellEl(name);
+    cell.classList.toggle("pawn", !!(m && m[0]));
+    if (m && m[0]) cell.style.setProperty("--pawn", m[0]); else cell.style.removeProperty("--pawn");
+    cell.classList.toggle("cursor", !!(m && m[1]));
+    cell.classList.toggle("target", !!(m && m[2]));
+    cell.classList.toggle("selected", !!(m && m[3]));
+    if (key) painted.set(name, key); else painted.delete(name);
+  }
+  $("board").dataset.selected = selected || "";
 }
 
-function myCursor() {
-  const g = view && view.game;
-  return g && g.turn === view.seat ? g.cursor : null;
+// A buzz when it becomes this phone's move (where the phone can), and the screen kept awake while a game runs.
+function nudge(g, giving, pendingMine) {
+  const now = !!(g && view.you && ((isMyGuess(g) && !pendingMine) ||
+    (giving && ((g.phase === "choose_target" && g.giver_on_phone) || g.phase === "clue1" || g.phase === "clue2"))));
+  if (now && !myMove && navigator.vibrate) navigator.vibrate([120, 60, 120]);
+  myMove = now;
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+async function keepAwake(g) {
+  const playing = !!(g && g.phase !== "game_over");
+  if (playing && !wakeLock && navigator.wakeLock && document.visibilityState === "visible") {
+    wakeLock = "asking";
+    try {
+      wakeLock = await navigator.wakeLock.request("screen");
+      wakeLock.addEventListener?.("release", () => { wakeLock = null; });
+    } catch (error) { wakeLock = null; }
+  } else if (!playing && wakeLock && wakeLock !== "asking") {
+    wakeLock.release();
+    wakeLock = null;
+  }
+}
+
+document.addEventListener("visibilitychange", () => { if (view && document.visibilityState === "visible") keepAwake(view.game); });
+
+document.addEventListener("DOMContentLoaded", async () => {
+  await I18n.start($("lang"), () => { if (view) { fillSetup(); render(); } else showLine(); });
+  showLine();
+  watchFinger();
   $("code-form").onsubmit = (e) => { e.preventDefault(); send("join", { code: $("code").value.trim().toUpperCase() }); };
   $("pin-form").onsubmit = (e) => { e.preventDefault(); send("host", { pin: $("pin").value }); };
-  $("place").onclick = () => { const c = myCursor(); if (c) send("place", { cell: c }); else refuse("tap a colour first"); };
+  $("place").onclick = () => { if (selected) send("place", { cell: selected }); };
+  $("choose").onclick = () => { if (selected) { send("choose", { cell: selected }); selected = null; } };
   $("take-back").onclick = () => send("take_back");
   $("confirm").onclick = () => send("confirm");
   $("clue").onclick = () => send("clue");
   $("pass").onclick = () => send("pass");
   $("next").onclick = () => send("next");
-  $("leave").onclick = () => { send("leave"); localStorage.removeItem(TOKEN_KEY); };
+  $("new-game").onclick = () => { menuOpen = true; fillSetup(); render(); };
+  $("leave").onclick = () => { send("leave"); localStorage.removeItem(TOKEN_KEY); closeSheets(); };
   $("show-target").onclick = () => { showTarget = !showTarget; render(); };
-  $("open-host").onclick = () => { fillFirstGiver(); $("host").hidden = !$("host").hidden; };
-  for (let p = 3; p <= 10; p++) $("h-players").add(new Option(String(p), String(p), p === 4, p === 4));
-  $("h-players").onchange = fillFirstGiver;
-  fillFirstGiver();
+  $("menu").onclick = () => { menuOpen = !menuOpen; confirming = false; if (menuOpen) fillSetup(); render(); };
+  $("menu-close").onclick = () => { closeSheets(); render(); };
+  $("h-players").onchange = () => { fillFirstGiver(); describePlayers(); };
   $("h-start").onclick = () => {
     const first = $("h-first").value;
     send("new_game", { players: Number($("h-players").value), variant: $("h-variant").value,
                        first_giver: first === "" ? null : Number(first) });
-    $("host").hidden = true;
+    closeSheets();
   };
+  $("h-abandon").onclick = () => { confirming = true; render(); $("confirm-no").focus(); };
+  $("confirm-no").onclick = () => { closeSheets(); render(); };  // keep playing: back to the game
+  $("confirm-yes").onclick = () => { send("abandon"); closeSheets(); render(); };
   $("h-dim").onclick = () => send("brightness", { delta: -1 });
   $("h-bright").onclick = () => send("brightness", { delta: 1 });
   connect();
 });
-
-function fillFirstGiver() {
-  const select = $("h-first");
-  select.replaceChildren(new Option("random", ""));
-  const colors = view ? view.colors : [];
-  for (let p = 0; p < Number($("h-players").value); p++) select.add(new Option(colors[p] || `seat ${p}`, String(p)));
-}
