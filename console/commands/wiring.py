@@ -156,10 +156,16 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False, limits=N
     from console.web.seats import new_room_code
 
     limits = limits or LIMITS
+    panels: list[PanelStream] = []
+
+    def panel_routes(hub):
+        panels.append(PanelStream(hub, app.stage, app.events if controls else None, limits=limits))
+        return panels[0].routes()
+
     web = WebCompanion(config.web, config.players.colors, app.events, app.store, limits=limits, more_routes=[
-        lambda hub: PanelStream(hub, app.stage, app.events if controls else None, limits=limits).routes(),
-        lambda hub: ReplayRoom(app.stage, app.store, limits=limits).routes(),
+        panel_routes, lambda hub: ReplayRoom(app.stage, app.store, limits=limits).routes(),
     ])
+    web.room.live_view = panels[0].live_viewer  # WLED's live view on the phones' /ws
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code
     app.sources.append(web)
