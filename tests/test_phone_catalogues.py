@@ -43,7 +43,7 @@ def used_keys() -> set[str]:
     keys = set()
     for name in ("phone.html", "rules.html"):
         keys |= set(re.findall(r'data-i18n(?:-label|-placeholder)?="([^"]+)"', (STATIC / name).read_text()))
-    for name in ("phone.js", "rules.js", "i18n.js"):
+    for name in ("phone.js", "board.js", "rules.js", "i18n.js"):
         keys |= {k for k in KEY.findall((STATIC / name).read_text()) if not k.endswith((".js", ".json", ".css"))}
     keys |= {f"color.{name}" for name in PAWN_COLORS}
     keys |= {f"refused.{key}" for key in refusal_keys()}

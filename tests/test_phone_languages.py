@@ -45,7 +45,7 @@ def catalogue(code: str) -> dict[str, str]:
 
 
 def box_of(key: str) -> str | None:
-    if key.startswith(("line.", "refused.", "status.")) or key in ("join.line", "seats.line"):
+    if key.startswith(("line.", "refused.", "status.")) or key in ("join.line", "seats.line", "scores.round", "scores.tiebreak"):
         return "line"
     if key.startswith("btn."):
         return "button"
@@ -83,8 +83,10 @@ def test_the_browsers_language_picks_the_catalogue_and_the_switch_changes_it(bro
         assert italian.evaluate("document.documentElement.lang") == "it"
         assert wait_line(german, "join.line") == "Type the room code the panel shows"  # no German: English
         italian.select_option("#lang", "cs")
+        italian.wait_for_selector("html[lang=cs]")
         assert wait_line(italian, "join.line") == "Napiš kód místnosti, který ukazuje panel"
         italian.reload()
+        italian.wait_for_selector("html[lang=cs]")
         assert wait_line(italian, "join.line") == "Napiš kód místnosti, který ukazuje panel"  # kept
         assert italian.locator("#lang").input_value() == "cs"
     finally:

@@ -19,16 +19,18 @@ from tests.phone_pages import (AXE, AXE_HINT, board_box, command, line, new_roun
                                wait_line, axe_problems)
 from tests.phones import PhoneTable
 
-SHOTS = os.environ.get("HUES_PHONE_SHOTS")  # a folder: every screen's picture is written there
+# Every screen's picture goes to HUES_PHONE_SHOTS (docs/phone holds the README's), else a temporary folder.
+SHOTS = {"dir": os.environ.get("HUES_PHONE_SHOTS")}
 FINGER_SD_PX = 4.0
 AIMS = 1000
 
 
 @pytest.fixture(scope="module")
-def room(browser):
+def room(browser, tmp_path_factory):
     """The console and four seated phones: red (the host, seated first), orange, yellow, green."""
     if not AXE.exists():
         pytest.fail(AXE_HINT, pytrace=False)
+    SHOTS["dir"] = SHOTS["dir"] or str(tmp_path_factory.mktemp("phone-screens"))
     table = PhoneTable(seed=11)
     phones = [open_phone(browser, table, seat) for seat in range(4)]
     yield table, phones
@@ -51,13 +53,12 @@ def to_guessing(table, phones, variant: str = "cards") -> str:
 
 def screens_seen(name: str, phones, roles=("giver", "guesser", "guesser-2", "guesser-3")) -> None:
     """Each phone's screen now: axe-core finds no serious or critical problem, every touch target
-    is 44 px or more, and (with HUES_PHONE_SHOTS) its picture is kept."""
+    is 44 px or more, and its picture is kept (390x844)."""
     for page, role in zip(phones, roles):
         assert axe_problems(page) == [], f"{name}, {role}"
         assert small_targets(page) == [], f"{name}, {role}"
-        if SHOTS:
-            Path(SHOTS).mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(Path(SHOTS) / f"{name}-{role}.png"))
+        Path(SHOTS["dir"]).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS["dir"]) / f"{name}-{role}.png"))
 
 
 # --- a board for a finger -------------------------------------------------------------------------
@@ -146,6 +147,8 @@ def test_the_hosts_phone_offers_the_game_instead_of_waiting_for_the_host(room, b
         assert wait_line(host, "line.host_start").startswith("You are the host")
         host.wait_for_selector("#host-setup:not([hidden]) #h-start")
         assert wait_line(guest, "line.wait_host") == "Waiting for yellow (the host) to start a game"
+        host.wait_for_selector("#h-who:has-text('Playing: red, orange, yellow, green, cyan and blue.')")
+        assert host.locator("#h-players").input_value() == "6"  # blue sat down last: seat 6 plays
         screens_seen("waiting", [host, guest], ("host", "guest"))
         host.context.close()
         guest.context.close()

@@ -17,6 +17,7 @@ from console.play.app import ConsoleApp, InputSource, Shutdown
 from console.play.sd_notify import SystemdNotifier
 from console.config.loader import Config
 from console.commands.common import UsageError
+from console.store.format import StateDirInUseError
 from console.store.games import GameStore, StoreUrlError
 from console.store.journal import default_state_dir
 from hal.drivers import Driver, make_driver
@@ -104,6 +105,8 @@ def store_for(config: Config, read_only: bool = False) -> GameStore:
                          keep_games=store.keep_games)
     except StoreUrlError as error:  # a wrong configuration: restarting cannot fix it (exit 2)
         raise UsageError(f"{config.source[-1] if config.source else 'the configuration'}: {error}") from None
+    except StateDirInUseError as error:  # two consoles would share one identity and journal
+        raise UsageError(str(error)) from None
 
 
 def _expanded(path: str) -> Path:
@@ -153,10 +156,16 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False, limits=N
     from console.web.seats import new_room_code
 
     limits = limits or LIMITS
+    panels: list[PanelStream] = []
+
+    def panel_routes(hub):
+        panels.append(PanelStream(hub, app.stage, app.events if controls else None, limits=limits))
+        return panels[0].routes()
+
     web = WebCompanion(config.web, config.players.colors, app.events, app.store, limits=limits, more_routes=[
-        lambda hub: PanelStream(hub, app.stage, app.events if controls else None, limits=limits).routes(),
-        lambda hub: ReplayRoom(app.stage, app.store, limits=limits).routes(),
+        panel_routes, lambda hub: ReplayRoom(app.stage, app.store, limits=limits).routes(),
     ])
+    web.room.live_view = panels[0].live_viewer  # WLED's live view on the phones' /ws
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code
     app.sources.append(web)

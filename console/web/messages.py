@@ -53,6 +53,19 @@ def message_json(text: str) -> Any:
     return bounded(json_value(text))
 
 
+def live_view_switch(text: Any) -> bool | None:
+    """WLED's live-view switch, `{"lv": true}` (on) or `{"lv": false}` (off), as WLED's own
+    live-view page sends it first (wled00/data/liveviewws2D.htm; wled00/ws.cpp `wsEvent` reads
+    it); None for any other message."""
+    try:
+        message = message_json(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    if isinstance(message, dict) and list(message) == ["lv"] and isinstance(message["lv"], bool):
+        return message["lv"]
+    return None
+
+
 def bounded(value: Any) -> Any:
     """`value` if every number in it is one a page's JavaScript can send (finite, at most 2**53
     either way), else ValueError: no check further on then meets a number it cannot compare or

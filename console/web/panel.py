@@ -5,11 +5,13 @@ one binary websocket message, the byte 'L', the version 2, the width and the hei
 G, B byte per LED, row by row from the top left. 4 + 1,536 bytes for the 32 x 16 panel, sent only
 when it differs from the last one that connection got. The colours are `OutputStage.seen`: each
 LED's light after brightness, gamma, the current limiter and the driver, restored to full
-brightness and un-gammaed as WLED's own preview does, so the page shows what the panel shows.
+brightness and un-gammaed (WLED's own sends the colours before brightness and gamma), so the page
+shows what the panel shows.
 
 Routes (one page, `panel.html`, for all three):
   /panel, /panel/ws   the spectator view of the real panel (a second screen, a projector);
-                      read-only: anything the page sends is refused
+                      read-only: anything the page sends is refused but WLED's {"lv": true}, which
+                      turns on a frame every 40 ms (also on the phones' /ws, where WLED's page connects)
   /sim, /sim/ws       with `hues-console sim --web`: the same page with the terminal
                       simulator's keys and on-screen buttons; presses go on the app's queue
 
@@ -41,7 +43,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from console.view import font, screens
 from console.view.render import ROOM_CODE_Y, describe, render
 from console.web.hub import Hub, Snapshot, changed_event
-from console.web.messages import message_json
+from console.web.messages import live_view_switch, message_json
 from console.web.pacing import DevicePacers, Pacer, TooFast
 from console.web.limits import LIMITS, Limits, Pool
 from console.web.phones import POLICY_VIOLATION, asset, client_address, take_place
@@ -51,6 +53,10 @@ from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent
 from hal.output import OutputStage
 
 LIVE_VIEW_2D = b"L\x02"  # WLED live view: 'L', version 2 (a matrix: width and height follow)
+# A WLED live-view client (one that sent {"lv": true}) gets the frame every 40 ms whether or not
+# it changed, as WLED sends it (wled00/ws.cpp, WS_LIVE_INTERVAL): WLED's page clears its canvas
+# on a resize and draws again only from the next frame.
+LIVE_VIEW_S = 0.04
 PAGE = "text/html; charset=utf-8"
 ASSETS = {"/panel.js": ("panel.js", "text/javascript; charset=utf-8"),
           "/panel.css": ("panel.css", "text/css; charset=utf-8")}
@@ -113,6 +119,14 @@ def _shows_code(frame: Frame) -> bool:
     return any(area[i:i + 3] == gold for i in range(0, len(area), 3))
 
 
+class Watcher:
+    """One page watching the panel: its websocket, whether it asked for WLED's live view, and
+    the wake-up of its writer."""
+
+    def __init__(self, websocket: WebSocket, live: bool, wake: Callable[[], None]) -> None:
+        self.websocket, self.live, self.wake = websocket, live, wake
+
+
 class PanelStream:
     """The panel's frames for the browser: the hub's last frame as the LEDs show it, turned into
     a message once however many pages watch it. `events` (the app's queue) only for `sim --web`,
@@ -161,20 +175,29 @@ class PanelStream:
         return json.dumps({"t": "hint", "text": describe(snapshot.game, snapshot.ui)})
 
     async def spectator(self, websocket: WebSocket) -> None:
-        await self._serve(websocket, self._refuse, self._spectators(client_address(websocket)), spectator=True)
+        await self._serve(websocket, self._spectate, self._spectators(client_address(websocket)), spectator=True)
+
+    async def live_viewer(self, websocket: WebSocket) -> None:
+        """A WLED live-view client that asked on the phones' /ws (where WLED's own page connects,
+        `connectWs` in wled00/data/common.js): the spectator's frames every 40 ms."""
+        await self._serve(websocket, self._spectate, self._spectators(client_address(websocket)), spectator=True,
+                          live=True)
 
     async def controls(self, websocket: WebSocket) -> None:
         await self._serve(websocket, self._press, self._controls(client_address(websocket)))
 
-    async def _serve(self, websocket: WebSocket, on_text: Callable[[WebSocket, str | None], Any],
-                     pacer: Pacer, spectator: bool = False) -> None:
-        if not origin_allowed(websocket.headers) or not take_place(self.viewers, websocket):
+    async def _serve(self, websocket: WebSocket, on_text: Callable[[Watcher, str | None], Any],
+                     pacer: Pacer, spectator: bool = False, live: bool = False) -> None:
+        """`live`: a live-view client on a websocket accepted already (the phones')."""
+        if not (live or origin_allowed(websocket.headers)) or not take_place(self.viewers, websocket):
             await websocket.close(code=POLICY_VIOLATION)
             return
-        await websocket.accept()
+        if not live:
+            await websocket.accept()
         changed, wake = changed_event()
+        watcher = Watcher(websocket, live, wake)
         unsubscribe = self.hub.subscribe(wake)
-        writer = asyncio.create_task(self._write(websocket, changed, spectator))
+        writer = asyncio.create_task(self._write(watcher, changed, spectator))
         try:
             while True:
                 raw = await websocket.receive()
@@ -182,7 +205,7 @@ class PanelStream:
                     return
                 try:
                     if pacer.take():
-                        await on_text(websocket, raw.get("text"))
+                        await on_text(watcher, raw.get("text"))
                 except TooFast as exc:
                     await refuse(websocket, str(exc))
                 await self.pause(pacer.wait_s())
@@ -193,30 +216,44 @@ class PanelStream:
             writer.cancel()
             self.viewers.leave(websocket)
 
-    async def _write(self, websocket: WebSocket, changed: asyncio.Event, spectator: bool) -> None:
-        """Send the frame and the hint whenever they change, the current ones first."""
+    async def _write(self, watcher: Watcher, changed: asyncio.Event, spectator: bool) -> None:
+        """Send the frame and the hint whenever they change, the current ones first; to a live-view
+        client, the frame every LIVE_VIEW_S as well."""
+        websocket = watcher.websocket
         sent_frame, sent_hint = None, None
         try:
             while True:
                 changed.clear()
                 frame, hint = self.frame_message(spectator), self.hint_message()
-                if frame is not None and frame != sent_frame:
+                if frame is not None and (frame != sent_frame or watcher.live):
                     await websocket.send_bytes(frame)
                     sent_frame = frame
                 if hint != sent_hint:
                     await websocket.send_text(hint)
                     sent_hint = hint
-                await changed.wait()
+                if not watcher.live:
+                    await changed.wait()
+                    continue
+                try:
+                    await asyncio.wait_for(changed.wait(), LIVE_VIEW_S)
+                except asyncio.TimeoutError:
+                    pass
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass
 
-    async def _refuse(self, websocket: WebSocket, text: str | None) -> None:
-        await refuse(websocket, "this panel is read-only")
+    async def _spectate(self, watcher: Watcher, text: str | None) -> None:
+        """WLED's live-view switch turns the 40 ms frames on or off; anything else is refused."""
+        live = live_view_switch(text)
+        if live is None:
+            await refuse(watcher.websocket, "this panel is read-only")
+            return
+        watcher.live = live
+        watcher.wake()
 
-    async def _press(self, websocket: WebSocket, text: str | None) -> None:
+    async def _press(self, watcher: Watcher, text: str | None) -> None:
         try:
             button, kind = parse_press(text)
         except PanelMessageError as exc:
-            await refuse(websocket, str(exc))
+            await refuse(watcher.websocket, str(exc))
             return
         self.events.put(InputEvent(button, kind, self.clock()))

@@ -16,7 +16,7 @@ import json
 import logging
 import time
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,7 +25,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand, SeatsHeld
 from console.web.hub import Hub
-from console.web.messages import Message, MessageError, message_json, parse_message
+from console.web.messages import Message, MessageError, live_view_switch, message_json, parse_message
 from console.web.pacing import DevicePacers, TooFast
 from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool, device, is_local
 from console.web.seats import SeatBook, SeatError, is_token
@@ -36,7 +36,7 @@ log = logging.getLogger("hues-console")
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
 _JS, _CSS, _JSON = "text/javascript; charset=utf-8", "text/css; charset=utf-8", "application/json; charset=utf-8"
 ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"), "/phone.js": ("phone.js", _JS), "/phone.css": ("phone.css", _CSS),
-          "/i18n.js": ("i18n.js", _JS), "/rules": ("rules.html", "text/html; charset=utf-8"),
+          "/i18n.js": ("i18n.js", _JS), "/board.js": ("board.js", _JS), "/rules": ("rules.html", "text/html; charset=utf-8"),
           "/rules.js": ("rules.js", _JS), "/rules.css": ("rules.css", _CSS),
           **{f"/i18n/{code}.json": (f"i18n/{code}.json", _JSON) for code in LANGUAGES}}
 SEAT_CHANGES = (10, 0.5)  # takes and leaves from one device: 10 at once, then one each 2 s
@@ -67,6 +67,9 @@ class PhoneRoom:
         self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
+        # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
+        # message is {"lv": true} is served the panel's frames instead of a seat
+        self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
         self.limits = limits
         self.waiting = Pool(limits.waiting, limits.phones_per_device, limits.local)  # not admitted yet
         # every phone connection: the waiting, the admitted and the seats' own tokens coming back
@@ -195,6 +198,7 @@ class PhoneConnection:
         self._last_view = ""
         self._woken = False
         self.flooded = False
+        self.live_view = False  # the first message was WLED's {"lv": true}
         self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
         self.pacer = room.pacers(client_address(websocket))
         self.address = client_address(websocket)  # whose wrong tries this phone's are
@@ -244,6 +248,9 @@ class PhoneConnection:
         finally:
             unsubscribe()
             writer.cancel()
+        if self.live_view:  # no longer a phone waiting for the code: the panel's viewer now
+            self.room.waiting.leave(self)
+            await self.room.live_view(self.websocket)
 
     async def _write(self) -> None:
         try:
@@ -272,6 +279,9 @@ class PhoneConnection:
             if raw["type"] == "websocket.disconnect":
                 return
             self.messages_read += 1
+            if self.messages_read == 1 and self.room.live_view and live_view_switch(raw.get("text")):
+                self.live_view = True  # WLED's live view, not a phone: `run` hands it over
+                return
             try:
                 if self.pacer.take():
                     message = parse_message(raw.get("text"), self.last_n)

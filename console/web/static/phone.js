@@ -5,7 +5,6 @@
 "use strict";
 
 const TOKEN_KEY = "hues-seat-token";
-const ROWS = "ABCDEFGHIJKLMNOP";
 const CURSOR_EVERY_MS = 100;  // a finger sliding over the board sends the cursor at most this often
 const $ = (id) => document.getElementById(id);
 let ws = null, n = 0, board = null, view = null, retry = 500;
@@ -14,6 +13,7 @@ let lastViewText = "";
 let selected = null;       // the cell this phone has picked (a guess, or a free target), by name
 let showTarget = false, targetOf = null;  // the giver's target on show, and for which round
 let menuOpen = false, confirming = false, hostMenuOpened = false;
+let playersChosen = false;  // the host changed the player count: seats taken later leave it alone
 let cursorTimer = null, cursorDue = null, cursorSentAt = 0;
 let myMove = false, wakeLock = null;
 
@@ -71,87 +71,12 @@ function receive(msg) {
 function colorName(color) { return t(`color.${color}`); }
 function playerName(p) { return view.game ? colorName(view.game.colors[p]) : colorName(view.colors[p]); }
 function pawnColor(name) { return board ? board.pawns[name] : "#888"; }
-function cellName(row, col) { return ROWS[row] + (col + 1); }
-function cellAt(name) { return { row: ROWS.indexOf(name[0]), col: Number(name.slice(1)) - 1 }; }
 function cellColor(name) { const c = cellAt(name); return board ? board.colors[c.row * 30 + c.col] : "#000"; }
 function textOn(hex) {  // black or white, whichever has the higher contrast on that colour (WCAG 2)
   const v = parseInt(hex.slice(1), 16);
   const lin = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
   const l = 0.2126 * lin(v >> 16) + 0.7152 * lin((v >> 8) & 255) + 0.0722 * lin(v & 255);
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? "#000" : "#fff";
-}
-
-// --- the board: 16 columns (the panel's rows A-P) by 30 rows (its columns 1-30) ----------------
-
-function buildBoard() {
-  const grid = $("board"), cols = $("col-labels"), rows = $("row-labels");
-  const cells = [];
-  for (let col = 0; col < 30; col++) {
-    for (let row = 0; row < 16; row++) {
-      const el = document.createElement("div");
-      el.className = "cell";
-      el.dataset.cell = cellName(row, col);
-      el.style.background = board.colors[row * 30 + col];
-      cells.push(el);
-    }
-  }
-  grid.replaceChildren(...cells);
-  painted = new Map();
-  const letters = () => [...ROWS].map((letter) => Object.assign(document.createElement("span"), { textContent: letter }));
-  cols.replaceChildren(...letters());
-  $("col-labels-below").replaceChildren(...letters());
-  rows.replaceChildren(...Array.from({ length: 30 }, (_, i) => Object.assign(document.createElement("span"), { textContent: String(i + 1) })));
-  if (view) render();
-}
-
-function cellEl(name) { const c = cellAt(name); return $("board").children[c.col * 16 + c.row]; }
-
-// The cell nearest to a point of the screen: a tap on a gap, a label or past the edge still picks one.
-function nearestCell(x, y) {
-  const box = $("board").getBoundingClientRect();
-  const col16 = Math.min(15, Math.max(0, Math.floor((x - box.left) / box.width * 16)));
-  const row30 = Math.min(29, Math.max(0, Math.floor((y - box.top) / box.height * 30)));
-  return cellName(col16, row30);
-}
-
-// A finger on the board: the loupe shows the cell under it, large, with its neighbours; the cell
-// is picked when the finger lifts (sliding moves the choice, so the exact cell is always reachable).
-function watchFinger() {
-  const area = $("board-area");
-  let down = null;
-  area.addEventListener("pointerdown", (event) => {
-    if (!board) return;
-    down = event.pointerId;
-    area.setPointerCapture?.(event.pointerId);
-    loupe(nearestCell(event.clientX, event.clientY));
-  });
-  area.addEventListener("pointermove", (event) => { if (event.pointerId === down) loupe(nearestCell(event.clientX, event.clientY)); });
-  area.addEventListener("pointerup", (event) => {
-    if (event.pointerId !== down) return;
-    down = null;
-    $("loupe").hidden = true;
-    tapCell(nearestCell(event.clientX, event.clientY));
-  });
-  area.addEventListener("pointercancel", () => { down = null; $("loupe").hidden = true; });
-}
-
-function loupe(name) {
-  const c = cellAt(name), cells = [];
-  for (let dc = -1; dc <= 1; dc++) {
-    for (let dr = -1; dr <= 1; dr++) {
-      const el = document.createElement("div");
-      const row = c.row + dr, col = c.col + dc;
-      el.style.background = row >= 0 && row < 16 && col >= 0 && col < 30 ? board.colors[row * 30 + col] : "#000";
-      if (!dr && !dc) el.className = "centre";
-      cells.push(el);
-    }
-  }
-  $("loupe-cells").replaceChildren(...cells);
-  $("loupe-name").textContent = name;
-  const box = $("stage").getBoundingClientRect(), cellBox = cellEl(name).getBoundingClientRect();
-  $("loupe").style.top = cellBox.top - box.top > box.height / 2 ? "4px" : "auto";
-  $("loupe").style.bottom = cellBox.top - box.top > box.height / 2 ? "auto" : "4px";
-  $("loupe").hidden = false;
 }
 
 function tapCell(name) {
@@ -338,7 +263,10 @@ function renderGame() {
 function renderScores(g) {
   const scores = $("scores");
   if (!g) { scores.replaceChildren(); return; }
-  scores.replaceChildren(...g.colors.map((color, p) => {
+  const round = Object.assign(document.createElement("span"), { className: "score round" });
+  round.setAttribute("role", "listitem");
+  round.textContent = g.tiebreak ? t("scores.tiebreak") : t("scores.round", { round: g.round, rounds: g.rounds });
+  scores.replaceChildren(round, ...g.colors.map((color, p) => {
     const s = document.createElement("span");
     s.className = "score" + (g.turn === p ? " turn" : "");
     s.setAttribute("role", "listitem");
@@ -383,6 +311,7 @@ function renderMenu(g) {
   show("host-game", view.host && under);
   show("host-bright", view.host);
   show("pin-form", view.host_pin && !view.host);
+  if (setupNow && !playersChosen && $("h-players").value !== String(seatedPlayers())) fillSetup();  // a phone sat down
   if (setupNow) describePlayers();
 }
 
@@ -415,33 +344,6 @@ function describePlayers() {
 }
 
 function closeSheets() { menuOpen = false; confirming = false; }
-
-// Only the cells whose marks change are touched: a tap repaints two cells, not 480.
-let painted = new Map();  // cell name -> "pawn colour|cursor|target|selected" as drawn now
-
-function paintBoard(g, myTarget) {
-  if (!$("board").children.length) return;
-  const marks = new Map();
-  const mark = (name, i, value) => { const m = marks.get(name) || ["", "", "", ""]; m[i] = value; marks.set(name, m); };
-  if (g) {
-    for (const [player, name] of g.pawns.concat(g.pending ? [g.pending] : [])) mark(name, 0, pawnColor(g.colors[player]));
-    if (g.cursor) mark(g.cursor, 1, "cursor");  // the panel's cursor
-    if (g.target || myTarget) mark(g.target || myTarget, 2, "target");
-    if (selected) mark(selected, 3, "selected");
-  }
-  for (const name of new Set([...painted.keys(), ...marks.keys()])) {
-    const m = marks.get(name), key = m ? m.join("|") : "";
-    if ((painted.get(name) || "") === key) continue;
-    const cell = cellEl(name);
-    cell.classList.toggle("pawn", !!(m && m[0]));
-    if (m && m[0]) cell.style.setProperty("--pawn", m[0]); else cell.style.removeProperty("--pawn");
-    cell.classList.toggle("cursor", !!(m && m[1]));
-    cell.classList.toggle("target", !!(m && m[2]));
-    cell.classList.toggle("selected", !!(m && m[3]));
-    if (key) painted.set(name, key); else painted.delete(name);
-  }
-  $("board").dataset.selected = selected || "";
-}
 
 // A buzz when it becomes this phone's move (where the phone can), and the screen kept awake while a game runs.
 function nudge(g, giving, pendingMine) {
@@ -485,11 +387,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("show-target").onclick = () => { showTarget = !showTarget; render(); };
   $("menu").onclick = () => { menuOpen = !menuOpen; confirming = false; if (menuOpen) fillSetup(); render(); };
   $("menu-close").onclick = () => { closeSheets(); render(); };
-  $("h-players").onchange = () => { fillFirstGiver(); describePlayers(); };
+  $("h-players").onchange = () => { playersChosen = true; fillFirstGiver(); describePlayers(); };
   $("h-start").onclick = () => {
     const first = $("h-first").value;
     send("new_game", { players: Number($("h-players").value), variant: $("h-variant").value,
                        first_giver: first === "" ? null : Number(first) });
+    playersChosen = false;
     closeSheets();
   };
   $("h-abandon").onclick = () => { confirming = true; render(); $("confirm-no").focus(); };
