@@ -79,6 +79,7 @@ class PhoneRoom:
         self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
+        self._views: tuple[Any, dict] = (None, {})  # (snapshot, the views built from it so far)
         # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
         # message is {"lv": true} is served the panel's frames instead of a seat
         self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
@@ -146,6 +147,28 @@ class PhoneRoom:
         while len(self.waiting):
             await asyncio.sleep(SWEEP_S)
             self.sweep()
+
+    def view_text(self, seat: int | None, host: bool, digest: str | None) -> str:
+        """The view of the hub's latest snapshot as sent to the phone in `seat` holding it with the
+        token of `digest`: built once per snapshot for every phone that sees the same (a tap
+        reaches 32 phones with a dozen views built, not 32). Whether the phone holds the round's
+        secret is part of what it sees: no view built for the holder goes to anyone else."""
+        snap, book = self.hub.snapshot, self.book
+        built_from, views = self._views
+        if built_from is not snap:
+            views = {}
+            self._views = (snap, views)
+        if book.digest_of(seat) != digest:  # a token that no longer holds this seat holds nothing
+            digest = None
+        holder = digest is not None and digest == snap.ui.secret_holder
+        playing = None if snap.game is None or snap.game.phase == "game_over" else snap.game.players
+        key = (seat, host, holder, book.taken, book.open_seats(playing), bool(self.host_pin), book.host_seat)
+        text = views.get(key)
+        if text is None:
+            text = views[key] = json.dumps(seat_view(snap.game, snap.ui, seat, digest=digest if holder else None,
+                                                     host=host, taken=key[3], open_seats=key[4], host_pin=key[5],
+                                                     host_seat=key[6]))
+        return text
 
     def seats_changed(self) -> None:
         """Keep the seats in the store, tell the app which seats phones hold, and show every
@@ -271,7 +294,7 @@ class PhoneConnection:
                 message = await self.outbox.get()
                 if message is None:
                     self._woken = False
-                    text = self._view_text()
+                    text = self.room.view_text(self.seat, self.host, self.digest)
                     if text == self._last_view:
                         continue
                     self._last_view = text
@@ -280,14 +303,6 @@ class PhoneConnection:
                 await self.websocket.send_text(text)
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass
-
-    def _view_text(self) -> str:
-        snap, book = self.room.hub.snapshot, self.room.book
-        playing = None if snap.game is None or snap.game.phase == "game_over" else snap.game.players
-        digest = self.digest if book.digest_of(self.seat) == self.digest else None  # still this phone's seat
-        return json.dumps(seat_view(snap.game, snap.ui, self.seat, digest=digest, host=self.host, taken=book.taken,
-                                    open_seats=book.open_seats(playing), host_pin=bool(self.room.host_pin),
-                                    host_seat=book.host_seat))
 
     async def _read(self) -> None:
         while True:
