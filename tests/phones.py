@@ -25,16 +25,21 @@ from hal.inputs.events import PRESS, InputEvent
 WAIT_S = 5.0
 
 
-STATE_DIR = tempfile.mkdtemp(prefix="hues-state-")
-"""Where a Redis store keeps its journal and identity (not in ~): one for the test run, so a
-second PhoneTable is the same console started again."""
+_STATE_DIRS: dict[str, str] = {}
+
+
+def state_dir(store_url: str) -> str:
+    """Where a store keeps its journal and identity (not in ~): one per store for the test run,
+    so a second PhoneTable on a store is the same console started again, and a console on
+    another test's store never takes over writes the last one left in its journal."""
+    return _STATE_DIRS.setdefault(store_url, tempfile.mkdtemp(prefix="hues-state-"))
 
 
 def web_config(store_url: str = "memory://", pin: str = "", port: int = 0):
     config = load_config(environ={}, etc_path="/nonexistent")
     return dataclasses.replace(
         config, web=dataclasses.replace(config.web, enabled=True, port=port, host_pin=pin),
-        store=dataclasses.replace(config.store, url=store_url, state_dir=STATE_DIR))
+        store=dataclasses.replace(config.store, url=store_url, state_dir=state_dir(store_url)))
 
 
 def stop_console(app: ConsoleApp, loop: threading.Thread) -> None:

@@ -433,14 +433,14 @@ def the_views_follow_the_seat(monkeypatch) -> None:
     design, without its lock)."""
     from console.web import phones
 
-    def view_text(self) -> str:
-        snap, book = self.room.hub.snapshot, self.room.book
+    def view_text(self, seat, host, digest) -> str:
+        snap, book = self.hub.snapshot, self.book
         game = snap.game
-        digest = snap.ui.secret_holder if game is not None and self.seat == game.giver else None
-        return phones.json.dumps(phones.seat_view(game, snap.ui, self.seat, digest=digest, host=self.host,
+        digest = snap.ui.secret_holder if game is not None and seat == game.giver else None
+        return phones.json.dumps(phones.seat_view(game, snap.ui, seat, digest=digest, host=host,
                                                   taken=book.taken, open_seats=(), host_pin=False))
 
-    monkeypatch.setattr(phones.PhoneConnection, "_view_text", view_text)
+    monkeypatch.setattr(phones.PhoneRoom, "view_text", view_text)
 
 
 def the_binding_follows_the_seat(monkeypatch) -> None:

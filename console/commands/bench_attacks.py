@@ -2,8 +2,8 @@
 the console in real time (headless driver, its web companion with `sim --web`'s controls), and
 what the party gets meanwhile: a seated phone's taps (the round trip from a tap to its own view
 showing it), the panel loop's worst gap between two frames, a new phone joining with the right code, and the
-joystick (40 presses, 50 ms apart: from the queue to the loop taking it, and whether each moved
-the panel's cursor).
+joystick on its own seat's turn (40 presses, 50 ms apart: from the queue to the loop taking it,
+and whether each moved the panel's cursor).
 
   python -m console.commands.bench_attacks [ATTACK ...]     (all of them by default)
 
@@ -29,6 +29,7 @@ from console.commands.bench import percentile
 from console.commands.bench_web import WAIT_S, BenchPhone
 from console.commands.wiring import attach_web, build_app
 from console.config.loader import load_config
+from console.game.rules import current_player
 from console.play.loop import run_realtime
 from console.play.remote import Chore
 from console.web.limits import LIMITS, Limits
@@ -148,8 +149,13 @@ class AttackedConsole:
         return latencies
 
     def joystick(self, presses: int = 40, every_s: float = 0.05) -> int:
-        """Presses down and up in turn, each when the last was taken (after the taps: it moves
-        the cursor they are measured by); how many moved the panel's cursor."""
+        """Presses down and up in turn, each when the last was taken, on the joystick's own turn
+        (it does not act for a phone's seat: the guesser's pawn is placed first, so after the
+        taps); how many moved the panel's cursor."""
+        if current_player(self.web.hub.snapshot.game) == 1:
+            sent = self.guesser.send("place", cell="H20")
+            self.guesser.send("confirm")
+            self.guesser.wait_for(lambda m: m["t"] == "view" and m["game"]["turn"] == 2, sent)
         moved = 0
         for i in range(presses):
             before, put = self.app.ui.cursor, time.monotonic()
