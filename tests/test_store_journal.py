@@ -45,9 +45,10 @@ def crash(store) -> None:
     """The console dies: the system closes its files (and so lets go of its journal's lock),
     nothing is flushed or removed."""
     os.close(store._journal._fd)
+    os.close(store._state_lock)
 
 
-def test_each_entry_is_checksummed_and_a_damaged_tail_is_cut_and_kept(tmp_path):
+def test_each_entry_is_checksummed_a_damaged_line_is_skipped_and_the_journal_kept(tmp_path):
     journal = Journal(tmp_path)
     for number in range(3):
         journal.append({"op": "line", "n": number})
@@ -58,11 +59,23 @@ def test_each_entry_is_checksummed_and_a_damaged_tail_is_cut_and_kept(tmp_path):
     assert decode_entries(path.read_bytes()) == ([{"op": "line", "n": 0}], len(lines[0]))
     journal.close(remove=False)  # the console that wrote it is gone, and its lock with it
     [left] = take_leftovers(tmp_path)
-    assert left.entries == [{"op": "line", "n": 0}]
-    assert path.with_suffix(".damaged").read_bytes() == data[len(lines[0]):len(data)].replace(
-        b'"n":1', b'"n":7') + b"12ab"
+    assert list(left.entries()) == [{"op": "line", "n": 0}, {"op": "line", "n": 2}]
+    assert path.with_suffix(".damaged").read_bytes() == b"12ab"  # the torn last write
     left.release()
     assert not path.exists()
+    assert path.with_suffix(".set-aside").read_bytes().startswith(lines[0])  # kept whole, never deleted
+
+
+def test_a_journal_torn_only_at_its_end_is_taken_and_let_go(tmp_path):
+    journal = Journal(tmp_path)
+    journal.append({"op": "line", "n": 0})
+    path = journal.path
+    path.write_bytes(path.read_bytes() + b"0123abcd {\"op\"")
+    journal.close(remove=False)
+    [left] = take_leftovers(tmp_path)
+    assert list(left.entries()) == [{"op": "line", "n": 0}]
+    left.release()
+    assert not path.exists() and not list(tmp_path.glob("*.set-aside"))
 
 
 def test_a_running_consoles_journal_is_never_taken(tmp_path):
@@ -71,7 +84,7 @@ def test_a_running_consoles_journal_is_never_taken(tmp_path):
     assert take_leftovers(tmp_path) == []
     running.close(remove=False)
     [left] = take_leftovers(tmp_path)
-    assert left.entries == [{"op": "setting", "name": "x", "text": "1"}]
+    assert list(left.entries()) == [{"op": "setting", "name": "x", "text": "1"}]
     left.release()
 
 
@@ -93,9 +106,9 @@ def test_a_game_played_while_redis_is_down_survives_the_console_and_reaches_redi
     assert rig.record(game_id) == [NEW_GAME, *MOVES]
     assert taken.unfinished() == (game_id, [NEW_GAME, *MOVES])
     assert rig.redis.hget("hues:settings", "brightness") == "0.4"
+    taken.close()
     again = journal_store(rig, tmp_path)  # and once more: nothing is written twice
     assert rig.record(game_id) == [NEW_GAME, *MOVES]
-    taken.close()
     again.close()
 
 
@@ -128,13 +141,23 @@ def test_a_flush_that_fails_at_exit_is_logged_and_the_journal_kept(rig, tmp_path
     assert journal_store(rig, tmp_path).unfinished() == (game_id, [NEW_GAME, MOVES[0]])
 
 
-def test_a_clean_exit_with_everything_in_redis_leaves_no_journal(rig, tmp_path):
+def test_a_clean_exit_keeps_an_unfinished_game_in_the_journal_and_a_finished_one_in_kept(rig, tmp_path):
     store = journal_store(rig, tmp_path)
-    store.start_game(NEW_GAME)
+    game_id = store.start_game(NEW_GAME)
     store.append(MOVES[0])
     assert store.flush(1.0)
     store.close()
+    [journal] = (tmp_path / "state").glob("journal-*.jsonl")
+    [entry] = decode_entries(journal.read_bytes())[0]
+    assert entry["op"] == "game" and entry["id"] == game_id and len(entry["lines"]) == 2
+    store = journal_store(rig, tmp_path)  # the next start takes it over
+    assert store.unfinished()[0] == game_id
+    store.finish({"players": 3})
+    assert store.flush(1.0)
+    store.close()
     assert list((tmp_path / "state").glob("journal-*")) == []
+    [kept] = (tmp_path / "state" / "kept").glob("*.jsonl")
+    assert [e["op"] for e in decode_entries(kept.read_bytes())[0]] == ["game", "close"]
 
 
 def test_a_full_disk_with_redis_up_loses_nothing_and_says_so(rig, tmp_path, full_disk):

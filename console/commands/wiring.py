@@ -17,6 +17,7 @@ from console.play.app import ConsoleApp, InputSource, Shutdown
 from console.play.sd_notify import SystemdNotifier
 from console.config.loader import Config
 from console.commands.common import UsageError
+from console.store.format import StateDirInUseError
 from console.store.games import GameStore, StoreUrlError
 from console.store.journal import default_state_dir
 from hal.drivers import Driver, make_driver
@@ -104,6 +105,8 @@ def store_for(config: Config, read_only: bool = False) -> GameStore:
                          keep_games=store.keep_games)
     except StoreUrlError as error:  # a wrong configuration: restarting cannot fix it (exit 2)
         raise UsageError(f"{config.source[-1] if config.source else 'the configuration'}: {error}") from None
+    except StateDirInUseError as error:  # two consoles would share one identity and journal
+        raise UsageError(str(error)) from None
 
 
 def _expanded(path: str) -> Path:

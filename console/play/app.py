@@ -142,6 +142,9 @@ class ConsoleApp:
         self._look_again(now)
         self.answers.wait(START_WAIT_S)
         self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
+        if self.publisher is not None:  # the phones' room knows the code as soon as it can be printed
+            self._published = (self.game, self.ui)
+            self.publisher.publish_state(self.game, self.ui, now)
 
     def _got_brightness(self, brightness: Any) -> None:
         if type(brightness) in (int, float) and 0 < brightness <= 1 and self.ui.brightness == self._brightness_at_start:

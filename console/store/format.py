@@ -64,6 +64,10 @@ class JournalError(StoreError):
     """The local journal cannot be written (disk full, read-only, no state directory)."""
 
 
+class StateDirInUseError(StoreError):
+    """Another console runs on the same state directory (its identity, journal and games)."""
+
+
 class NotDurableError(StoreError):
     """An action could be kept neither in the journal nor in Redis: it must not be shown as done."""
 
@@ -201,6 +205,22 @@ def decode_record(game_id: str, meta: dict[str, str], lines: list[str]) -> Decod
         cut = next(i for i, a in enumerate(actions) if i and a["action"] == "new_game")
         actions, problem = actions[:cut], f"line {cut + 1} of its record starts another game"
     return DecodedRecord(actions, lines[: len(actions)], problem)
+
+
+def next_line_problem(game_id: str, version: str, lines: list[str], line: str) -> str | None:
+    """Why `line` cannot follow `lines` in the record of game `game_id` (None: it can). Checks
+    the one line only, where `decode_record` reads a whole record: a journal of a long game is
+    taken over a line at a time in linear time."""
+    text = line
+    if version != "1":
+        previous = chain_of(lines[-1]) if lines else game_id
+        text = line[CHAIN_DIGITS + 1:]
+        if line[CHAIN_DIGITS:CHAIN_DIGITS + 1] != " " or chain_of(line) != chain_next(previous, text):
+            return "it fails its checksum (changed or out of order)"
+    problem = _action_problem(text)
+    if problem is None and lines and json.loads(text)["action"] == "new_game":
+        problem = "it starts another game"
+    return problem
 
 
 def _action_problem(text: str) -> str | None:

@@ -18,9 +18,10 @@ Key schema (P is the prefix, default `hues:`):
                                       version 1 plain JSON; `export` prints the JSON alone
     P game:<id>:meta          hash    version, started, status (playing | finished | abandoned),
                                       ended, summary (JSON, finished games), reason (abandoned)
-    P game:<id>:lease         string  the console playing it (expires unless renewed)
+    P game:<id>:lease         string  the console playing it (until it closes the game)
     P history                 zset    ids of finished and abandoned games, scored by P order
-    P order                   string  a counter: the order of games, never the (settable) clock
+    P order                   string  a counter: the order of games, never the (settable) clock;
+                                      damaged, it is set aside and rebuilt above the scores
     P settings                hash    setting name -> JSON value (brightness...)
     P quarantine:<what>@<time>:...    whatever was set aside (RENAMEd, never deleted) and :reason
     P current                 string  (read only) the unfinished game of a store from before `playing`
@@ -30,9 +31,14 @@ Decisions:
 - A stored unfinished game is only closed by the host's choice (`abandon` after the resume offer,
   or finishing it). A new game started while Redis was down leaves the stored one unfinished; it
   is offered again when no game is under way.
-- A console owns the game it plays with a lease renewed every few seconds; `unfinished` leaves a
-  game leased by another console alone (and says so). The lease token is kept in the state
-  directory, so the same console after a crash or power cut takes its own game straight back.
+- A console owns the game it plays with a lease that does not run out: the console may hold moves
+  of it that Redis has not taken yet (its journal, while Redis was away), and another console
+  resuming from Redis would play on without them. Closing the game (finished or abandoned) lets it
+  go. `unfinished` leaves a game leased by another console alone (and says so). The lease token is
+  kept in the state directory, so the same console after a crash or power cut takes its own game
+  straight back; a second console on the same state directory refuses to start.
+- What the console keeps beside Redis (its journal, the last finished games in `kept/`) is
+  checked against Redis on each new connection and what Redis lost is written back (`local.py`).
 - What cannot be read back (bad JSON, a broken checksum chain, an unknown version, a bad summary,
   a setting nested too deep, a key of the wrong Redis type) is set aside under `quarantine:` with
   one log line. A record damaged part-way is cut back to its longest valid prefix; only the tail
@@ -84,7 +90,8 @@ class GameStore(JournalledWriter):
             if not self._backlog and self._journal is not None:
                 self._compact()
         self._record(self._snapshot_entry(game), game)
-        self._game = game
+        with self._lock:
+            self._game = game
         return game.id
 
     def append(self, action: dict) -> None:

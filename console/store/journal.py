@@ -8,10 +8,13 @@ being played (so a console that boots with Redis down can still offer it), and a
 nothing left to write removes it.
 
 One file per running console, `journal-<token>.jsonl` in the state directory, held with an
-exclusive flock while it runs. A file nobody holds is what a crashed (or powered-off) console
-left: the next console to start reads it and writes it to Redis. Each line is
-`<crc32 in 8 hex digits> <JSON>`; a torn or damaged tail is cut at the first bad line, and what
-was cut is kept beside it as `<file>.damaged` for inspection.
+exclusive flock while it runs. A file nobody holds is what a stopped (crashed, powered-off)
+console left: the next console to start reads it and writes it to Redis. Each line is
+`<crc32 in 8 hex digits> <JSON>`. A torn last line (the power went mid-write) is cut off and kept
+beside it as `<file>.damaged`. A journal this console cannot read whole (a damaged line with more
+after it, entries of a newer version, more than MAX_TAKEN bytes) is read as far as it can be and
+then kept, renamed `<file>.set-aside`: never deleted. It is read as a stream, one line at a time,
+so a start takes bounded time and memory whatever the file holds.
 """
 
 from __future__ import annotations
@@ -21,16 +24,20 @@ import json
 import logging
 import os
 import secrets
+import stat
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from console.store.format import JournalError
+from console.store.format import JournalError, StateDirInUseError
 
 log = logging.getLogger(__name__)
 
-MAX_JOURNAL_BYTES = 64 * 1024 * 1024  # far beyond any outage's worth of games: larger is damage
+MAX_TAKEN = 16 * 1024 * 1024  # far beyond an evening's games played offline (~20 KB a game)
+MAX_LINE = 4 * 1024 * 1024  # one entry: a game's whole record at most
+TORN_KEPT = 64 * 1024  # how much of a torn last line is kept in .damaged
 
 
 def default_state_dir(environ: dict[str, str] | None = None) -> Path:
@@ -42,24 +49,77 @@ def default_state_dir(environ: dict[str, str] | None = None) -> Path:
     return Path(base) / "hues-console"
 
 
+def console_identity(state_dir: Path) -> str:
+    """This console's lease token, kept in its state directory so that it outlives a crash."""
+    path = Path(state_dir) / "console-id"
+    try:  # non-blocking and bounded: a FIFO or /dev/zero put there must not hang the start
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            token = os.read(fd, 64).decode("ascii", "replace").strip() if stat.S_ISREG(os.fstat(fd).st_mode) else ""
+        finally:
+            os.close(fd)
+        if len(token) == 32 and all(c in "0123456789abcdef" for c in token):
+            return token
+    except OSError:
+        pass
+    token = secrets.token_hex(16)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fresh = path.with_name("console-id.new")  # renamed over whatever is there (a FIFO would block)
+        fresh.write_text(token + "\n")
+        os.replace(fresh, path)
+    except OSError as error:
+        log.warning("cannot keep the console's identity in %s (%s)", path, error.strerror)
+    return token
+
+
+def lock_state_dir(directory: Path) -> int:
+    """Hold the state directory for this console (a flock on `console.lock`, let go when the
+    process ends): two consoles on one directory share an identity and a journal, and one would
+    resume the other's game under its feet. StateDirInUseError names the other console's pid."""
+    path = Path(directory) / "console.lock"
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    except OSError as error:
+        raise JournalError(f"the state directory {directory} cannot be used ({error.strerror})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        other = os.pread(fd, 20, 0).decode("ascii", "replace").strip()
+        os.close(fd)
+        raise StateDirInUseError(f"another console (pid {other or '?'}) is running on the state directory "
+                                 f"{directory}: stop it, or give this one its own store.state_dir") from None
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    except OSError:
+        pass  # only the message above reads it
+    return fd
+
+
 def encode_entry(entry: dict) -> bytes:
     text = json.dumps(entry, separators=(",", ":"))  # ASCII: a line read back from Redis may hold lone surrogates
     return f"{zlib.crc32(text.encode()):08x} {text}\n".encode()
+
+
+def decode_line(raw: bytes) -> dict | None:
+    """One journal line (with its newline) -> its entry, or None when it is damaged."""
+    text = raw[9:-1]
+    try:  # the exact text of the crc (int() would also take " 1f" or "1_f")
+        ok = raw.endswith(b"\n") and raw[8:9] == b" " and raw[:8] == b"%08x" % zlib.crc32(text)
+        entry = json.loads(text) if ok else None
+    except (ValueError, RecursionError):
+        entry = None
+    return entry if isinstance(entry, dict) else None
 
 
 def decode_entries(data: bytes) -> tuple[list[dict], int]:
     """A journal's bytes -> its entries up to the first damaged line, and how many bytes were valid."""
     entries, valid = [], 0
     for raw in data.splitlines(keepends=True):
-        if not raw.endswith(b"\n"):
-            break  # torn: the power went in the middle of this write
-        text = raw[9:-1]
-        try:  # the exact text of the crc (int() would also take " 1f" or "1_f")
-            ok = raw[8:9] == b" " and raw[:8] == b"%08x" % zlib.crc32(text)
-            entry = json.loads(text) if ok else None
-        except (ValueError, RecursionError):
-            entry = None
-        if not isinstance(entry, dict):
+        entry = decode_line(raw)
+        if entry is None:
             break
         entries.append(entry)
         valid += len(raw)
@@ -78,7 +138,7 @@ class Journal:
         self.path = self.directory / f"journal-{secrets.token_hex(8)}.jsonl"
         self._fd = self._open_locked(self.path)
         try:
-            _fsync_directory(self.directory)  # the new file's name is on disk too, not only its data
+            fsync_directory(self.directory)  # the new file's name is on disk too, not only its data
         except OSError as error:
             raise JournalError(f"the state directory {self.directory} cannot be synced ({error.strerror})") from None
 
@@ -118,7 +178,7 @@ class Journal:
                 raise OSError(28, "No space left on device")
             os.fsync(fd)
             os.rename(temporary, self.path)
-            _fsync_directory(self.directory)
+            fsync_directory(self.directory)
         except OSError as error:
             os.close(fd)
             temporary.unlink(missing_ok=True)
@@ -130,7 +190,7 @@ class Journal:
         """Let the file go; `remove` when Redis holds everything in it."""
         if remove:
             self.path.unlink(missing_ok=True)
-            _fsync_directory(self.directory)
+            fsync_directory(self.directory)
         os.close(self._fd)
 
 
@@ -139,18 +199,75 @@ class Leftover:
     """A journal a console left behind when it stopped without writing everything to Redis."""
 
     path: Path
-    entries: list[dict]
     _fd: int
+    unread: str = ""  # why some of it was not taken: then it is set aside, not removed
+
+    def entries(self) -> Iterator[dict]:
+        """Its valid entries in order, read as a stream. A damaged line is skipped (the record's
+        checksum chain keeps what follows it from counting twice or out of order); at most
+        MAX_TAKEN bytes of entries are taken."""
+        taken, number = 0, 0
+        with open(self._fd, "rb", closefd=False) as handle:
+            while True:
+                raw = handle.readline(MAX_LINE + 1)
+                number += 1
+                if not raw:
+                    return
+                if not raw.endswith(b"\n"):
+                    rest = handle.read(1)
+                    if not rest and len(raw) <= MAX_LINE:
+                        self._keep_torn(raw)
+                        return
+                    self.skipped(f"line {number} is longer than {MAX_LINE} bytes")
+                    return
+                entry = decode_line(raw)
+                if entry is None:
+                    self.skipped(f"line {number} is damaged")
+                    continue
+                taken += len(raw)
+                if taken > MAX_TAKEN:
+                    self.skipped(f"it holds more than {MAX_TAKEN // 2 ** 20} MB; the first are taken")
+                    return
+                yield entry
+
+    def skipped(self, why: str) -> None:
+        """Part of it is not taken (`why`): it is kept, set aside, when released."""
+        if not self.unread:
+            self.unread = why
+            log.warning("journal %s: %s", self.path, why)
+
+    def _keep_torn(self, raw: bytes) -> None:
+        damaged = self.path.with_suffix(".damaged")
+        try:
+            with open(damaged, "ab") as keep:
+                keep.write(raw[:TORN_KEPT])
+            kept = f"kept in {damaged}"
+        except OSError as error:  # a full disk: the torn rest is no move anyone saw, the start goes on
+            kept = f"it cannot be kept in {damaged} ({error.strerror})"
+        log.warning("journal %s: its last line is torn (a write cut by a power failure?); %s", self.path, kept)
 
     def release(self) -> None:
-        """Its entries are safe in this console's own journal: remove it."""
-        self.path.unlink(missing_ok=True)
+        """Its entries are safe in this console's own journal: remove it, or set it aside (renamed,
+        never deleted) when some of it could not be taken."""
+        try:
+            if not self.unread:
+                self.path.unlink(missing_ok=True)
+            else:
+                aside = self.path.with_suffix(".set-aside")
+                copy = 1
+                while aside.exists():
+                    copy += 1
+                    aside = self.path.with_suffix(f".set-aside.{copy}")
+                os.rename(self.path, aside)
+                log.warning("journal %s could not be taken whole (%s): kept as %s", self.path, self.unread, aside)
+        except OSError as error:
+            log.warning("journal %s cannot be let go (%s)", self.path, error.strerror)
         os.close(self._fd)
 
 
 def take_leftovers(directory: Path) -> list[Leftover]:
-    """The journals of consoles that are no longer running, oldest first, each read to its longest
-    valid prefix and locked, so that no other console takes them too."""
+    """The journals of consoles that are no longer running, oldest first, each locked, so that no
+    other console takes them too (read them with `entries()`)."""
     found = []
     try:
         paths = sorted(Path(directory).glob("journal-*.jsonl"), key=_mtime)
@@ -159,34 +276,18 @@ def take_leftovers(directory: Path) -> list[Leftover]:
         return []
     for path in paths:
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{path} is not a file")  # a FIFO... is no journal: left alone
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)  # a running console holds it
             continue
-        found.append(Leftover(path, _read_leftover(path, fd), fd))
+        found.append(Leftover(path, fd))
     return found
-
-
-def _read_leftover(path: Path, fd: int) -> list[dict]:
-    size = os.fstat(fd).st_size
-    with open(fd, "rb", closefd=False) as handle:
-        data = handle.read(min(size, MAX_JOURNAL_BYTES))
-    entries, valid = decode_entries(data)
-    if valid < size:
-        damaged = path.with_suffix(".damaged")
-        try:
-            with open(damaged, "ab") as keep:
-                keep.write(data[valid:])
-            kept = f"the rest is kept in {damaged}"
-        except OSError as error:  # a full disk: the damaged rest is no game anyway, the start goes on
-            kept = f"the rest cannot be kept in {damaged} ({error.strerror})"
-        log.warning("journal %s: damaged after %d entries (a write cut by a power failure?); %s",
-                    path, len(entries), kept)
-    return entries
 
 
 def _mtime(path: Path) -> float:
@@ -196,7 +297,7 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def _fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)

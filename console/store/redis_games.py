@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -25,8 +26,9 @@ from console.store.format import (
 
 log = logging.getLogger("console.store.games")
 
-LEASE_MS = 15_000
-"""How long a console's claim on the game it plays lasts unless renewed (every few seconds)."""
+MAX_ORDER = 2 ** 53
+"""The order counter stays below this: a sorted set's score (a double) holds whole numbers
+exactly only up to here, and INCR stops at int64's end. A counter past it is damage."""
 
 
 @dataclass(eq=False)
@@ -73,7 +75,6 @@ class RedisGames:
     def _push_missing_lines(self, game: Game) -> bool:
         """Bring Redis's record up to `game.lines`; False if Redis holds a different record."""
         keys, record = self.keys, self.keys.record(game.id)
-        order = self.next_order()
         lines = list(game.lines)
         with self.redis.pipeline() as pipe:
             pipe.watch(record, keys.meta(game.id))
@@ -84,31 +85,66 @@ class RedisGames:
                 return False
             if stored == len(lines):
                 return True
+            order = self.next_order() if stored == 0 else 0
             pipe.multi()
             if stored == 0:  # a new game, or one whose record Redis lost: (re)write its meta
                 pipe.hset(keys.meta(game.id), mapping={
                     "version": game.version, "started": game.started, "status": PLAYING})
                 pipe.zadd(keys.playing, {game.id: order}, nx=True)
-                pipe.set(keys.lease(game.id), self.owner, px=LEASE_MS)
+                pipe.set(keys.lease(game.id), self.owner)
             pipe.rpush(record, *lines[stored:])
             pipe.execute()
         return True
 
-    def close_game(self, game_id: str, ended: float, status: str, fields: dict[str, str]) -> None:
+    def close_game(self, game_id: str, ended: float, status: str, fields: dict[str, str]) -> bool:
+        """Close a game into the history; False, and nothing written, when Redis has it so
+        already (a restore asks this of every game kept; each write costs an fsync on the card)."""
         keys = self.keys
-        order = self.next_order()
         with self.redis.pipeline() as pipe:
-            pipe.watch(keys.current)
+            pipe.watch(keys.current, keys.meta(game_id), keys.history, keys.playing)
             legacy_current = pipe.get(keys.current) == game_id
+            meta = pipe.hgetall(keys.meta(game_id))
+            in_history = pipe.zscore(keys.history, game_id) is not None
+            if (in_history and not legacy_current and meta.get("status") == status
+                    and all(meta.get(name) == value for name, value in fields.items())
+                    and pipe.zscore(keys.playing, game_id) is None and not pipe.exists(keys.lease(game_id))):
+                return False
+            order = 0 if in_history else self.next_order()
             pipe.multi()
             pipe.hset(keys.meta(game_id), mapping={"status": status, "ended": ended, **fields})
-            pipe.zadd(keys.history, {game_id: order})
+            if not in_history:
+                pipe.zadd(keys.history, {game_id: order})
             pipe.zrem(keys.playing, game_id)
             pipe.delete(keys.lease(game_id))
             if legacy_current:
                 pipe.delete(keys.current)
             pipe.execute()
         self._trim_history()
+        return True
+
+    def restore(self, game: Game, close: dict | None) -> bool:
+        """Bring Redis up to a game the console keeps (its record, meta, index and lease, or its
+        close); True if anything had to be written."""
+        keys, lines = self.keys, game.lines
+        stored = self.redis.llen(keys.record(game.id))
+        written = stored < len(lines) or self.redis.lindex(keys.record(game.id), len(lines) - 1) != lines[-1]
+        if written:
+            self.write_record(game)
+        if close is not None:
+            return self.close_game(game.id, close["ended"], close["status"], close["fields"]) or written
+        meta = self.redis.hgetall(keys.meta(game.id))
+        if meta.get("status", PLAYING) != PLAYING:
+            return written  # closed in Redis (by the host, on this console's next start...)
+        if not meta.get("version") or self.redis.zscore(keys.playing, game.id) is None:
+            order = self.next_order()
+            with self.redis.pipeline() as pipe:
+                pipe.hset(keys.meta(game.id), mapping={
+                    "version": game.version, "started": game.started, "status": PLAYING})
+                pipe.zadd(keys.playing, {game.id: order}, nx=True)
+                pipe.set(keys.lease(game.id), self.owner, nx=True)
+                pipe.execute()
+            written = True
+        return written
 
     def _trim_history(self) -> None:
         """Keep the newest `keep_games` closed games; older ones (record and meta) are deleted."""
@@ -125,12 +161,37 @@ class RedisGames:
 
     def next_order(self) -> int:
         """A number larger than any the store gave before: the order of games, never the clock.
-        The first one starts above the history's scores (start times, before the counter existed)."""
+        A counter that is missing (the first game, or lost), not a whole number below MAX_ORDER
+        (damage: text, bytes that are not UTF-8, int64's end) is rebuilt above the scores of the
+        history and the playing set; a bad value is set aside first, never a reason to stop."""
         keys = self.keys
-        if not self.redis.exists(keys.order):
-            newest = self.redis.zrevrange(keys.history, 0, 0, withscores=True)
-            self.redis.set(keys.order, int(newest[0][1]) if newest else 0, nx=True)
+        value = self.redis.get(keys.order)  # a key of the wrong type: the caller sets it aside
+        if not (value is not None and value.isascii() and value.isdigit() and int(value) < MAX_ORDER - 1):
+            self._rebuild_order(value)
         return self.redis.incr(keys.order)
+
+    def _rebuild_order(self, bad: str | None) -> None:
+        keys, top, damaged = self.keys, 0, []
+        for index in (keys.history, keys.playing):
+            for game_id, score in self.redis.zrange(index, 0, -1, withscores=True):
+                if math.isfinite(score) and 0 <= score < MAX_ORDER - 1_000_000:
+                    top = max(top, int(score))
+                else:  # +-inf, 1e300...: damage; renumbered as the newest, in their order
+                    damaged.append((index, game_id))
+        for index, game_id in damaged:
+            top += 1
+            self.redis.zadd(index, {game_id: top})
+        if bad is not None:
+            where = self._quarantine_name("order")
+            with self.redis.pipeline() as pipe:
+                pipe.set(where + ":value", bad)
+                pipe.set(where + ":reason", self._reason(keys.order, "the order counter is not a whole number"))
+                pipe.execute()
+            log.warning("the order counter %s was %r, not a whole number; set aside as %s:value and "
+                        "rebuilt at %d", keys.order, bad[:40], where, top)
+        elif damaged:
+            log.warning("%d games had an order that is no number (%s); renumbered", len(damaged), damaged[0][1][:40])
+        self.redis.set(keys.order, top)
 
     def write_setting(self, name: str, text: str) -> None:
         self.redis.hset(self.keys.settings, name, text)
@@ -159,12 +220,14 @@ class RedisGames:
             return None
 
     def take_lease(self, game_id: str) -> bool:
-        """Claim `game_id` for this console (or renew the claim); False if another console holds it."""
+        """Claim `game_id` for this console (or renew the claim); False if another console holds it.
+        A claim does not run out: the console holding a game may hold moves of it that Redis has
+        not taken yet (its journal), so only closing the game lets it go."""
         lease = self.keys.lease(game_id)
-        if self.redis.set(lease, self.owner, px=LEASE_MS, nx=True):
+        if self.redis.set(lease, self.owner, nx=True):
             return True
         if self.redis.get(lease) == self.owner:
-            self.redis.pexpire(lease, LEASE_MS)
+            self.redis.set(lease, self.owner, xx=True)  # without an expiry: a claim from before claims lasted
             return True
         return False
 

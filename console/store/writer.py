@@ -13,7 +13,6 @@ import logging
 from concurrent.futures import Future
 import os
 import secrets
-import stat
 import threading
 import time
 from pathlib import Path
@@ -25,10 +24,9 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from console.store import journal as journaling
-from console.store.format import (
-    ABANDONED, FINISHED, LATEST_TIME, CorruptRecordError, DecodedRecord, JournalError, Keys, NotDurableError,
-    StoreUrlError, decode_record, load_setting,
-)
+from console.store.format import JournalError, Keys, NotDurableError, StoreUrlError
+from console.store.kept import KeptGames
+from console.store.local import LocalCopies
 from console.store.redis_games import Game, RedisGames, is_wrong_type
 
 log = logging.getLogger("console.store.games")
@@ -87,43 +85,15 @@ def _check_url(url: str) -> None:
                             f"(only {', '.join(URL_OPTIONS)}: it sets its own timeouts)")
 
 
-def _decoded(game: Game, lines: list[str]) -> DecodedRecord:
-    """`lines` as the record of `game` (CorruptRecordError when not even its first line is good)."""
-    return decode_record(game.id, {"version": game.version, "started": str(game.started)}, lines)
-
-
-def console_identity(state_dir: Path) -> str:
-    """This console's lease token, kept in its state directory so that it outlives a crash."""
-    path = Path(state_dir) / "console-id"
-    try:  # non-blocking and bounded: a FIFO or /dev/zero put there must not hang the start
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            token = os.read(fd, 64).decode("ascii", "replace").strip() if stat.S_ISREG(os.fstat(fd).st_mode) else ""
-        finally:
-            os.close(fd)
-        if len(token) == 32 and all(c in "0123456789abcdef" for c in token):
-            return token
-    except OSError:
-        pass
-    token = secrets.token_hex(16)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fresh = path.with_name("console-id.new")  # renamed over whatever is there (a FIFO would block)
-        fresh.write_text(token + "\n")
-        os.replace(fresh, path)
-    except OSError as error:
-        log.warning("cannot keep the console's identity in %s (%s)", path, error.strerror)
-    return token
-
-
-class JournalledWriter:
+class JournalledWriter(LocalCopies):
     """The durable write path of the game store (see the module docstring).
 
     `clock` dates games; `monotonic` and `sleep` time `flush` without a writer thread. `tick` runs
     retries and the lease on the `now` the app passes it when there is no writer thread
     (`background=False`: the memory store and tests). `client` replaces the connection made from
-    `url`. `state_dir` holds the journal and the console's identity (`owner`, the lease token;
-    given, it replaces the kept one); None: no journal, and a new identity each time.
+    `url`. `state_dir` holds the journal, the kept games and the console's identity (`owner`,
+    the lease token; given, it replaces the kept one), and is held by this console alone
+    (StateDirInUseError); None: no journal, and a new identity each time.
     """
 
     def __init__(self, url: str, prefix: str = "hues:", clock: Callable[[], float] = time.time,
@@ -139,29 +109,45 @@ class JournalledWriter:
         self._sleep = sleep
         self._redis = client if client is not None else connect(
             url, WRITER_TIMEOUT_S if background else COMMAND_TIMEOUT_S)
+        self._journal: journaling.Journal | None = None
+        self._no_journal: JournalError | None = None  # why a journal was wanted but cannot be had
+        self._state_lock: int | None = None
+        if state_dir is not None and not read_only:
+            try:
+                self._state_lock = journaling.lock_state_dir(Path(state_dir))
+            except JournalError as error:
+                self._no_journal = error
         if owner is None:
-            owner = console_identity(state_dir) if state_dir is not None else secrets.token_hex(16)
+            owner = journaling.console_identity(state_dir) if state_dir is not None else secrets.token_hex(16)
         self._io = RedisGames(self._redis, self._keys, owner, clock, keep_games)
         self._lock = threading.RLock()  # the backlog, the games and the journal
         self._attempt_lock = threading.RLock()  # one write attempt at a time; never taken under _lock
         self._written = threading.Condition(self._lock)
-        self._backlog: collections.deque[dict] = collections.deque()  # journal entries not in Redis yet
-        self._games: dict[str, Game] = {}  # the games the backlog writes, by id
+        # Journal entries not in Redis yet, each with its number: `_written_seq` is the highest
+        # number written so far (everything before it is written too).
+        self._backlog: collections.deque[tuple[int, dict]] = collections.deque()
+        self._seq = self._written_seq = 0
+        self._games: dict[str, Game] = {}  # the games the journal holds (unfinished, or closed but not kept yet)
+        self._closes: dict[str, dict] = {}  # their close entries
+        self._setting_items: dict[str, dict] = {}  # the latest entry of each setting
+        self._kept: KeptGames | None = None
         self._game: Game | None = None
         self._settings: dict[str, Any] = {}
         self._online = True
         self._checked = False  # key types checked on this connection
         self._persistence_told = False
+        self._redis_keeps = url.startswith("memory://")  # Redis fsyncs each write to its append-only file (checked on connecting; the memory store promises nothing)
+        self._restore_due = False  # a new connection: check what Redis holds of the games kept here
         self.resume_checked = False  # unfinished() has looked in Redis (or has a game to offer)
         self._retry_delay = 0.0
         self._retry_at: float | None = None  # None: failed outside tick, back off from the next tick
         self._lease_due = 0.0
-        self._journal: journaling.Journal | None = None
         self._journal_stale = False  # a journal write failed: rewrite it whole at the next chance
-        self.journal_ok = True
-        self._no_journal: JournalError | None = None  # why a journal was wanted but cannot be had
-        if state_dir is not None and not read_only:
-            self._open_journal(Path(state_dir))
+        self.journal_ok = self._no_journal is None
+        if self._no_journal is not None:
+            self._set_journal_ok(False, str(self._no_journal))
+        elif state_dir is not None and not read_only:
+            self._open_local(Path(state_dir))
         self._writer: threading.Thread | None = None
         self._stop = False
         self._wake = threading.Event()
@@ -188,10 +174,12 @@ class JournalledWriter:
 
     def _record(self, item: dict, game: Game | None = None, commit: Callable[[], Any] | None = None,
                 undo: Callable[[], Any] | None = None) -> None:
-        """Make one write durable (the journal, else Redis at once) and queue it for Redis.
-        `commit` changes the game in memory once the journal has the write, so the writer never
-        puts in Redis what the journal does not hold yet. If neither the journal nor Redis takes
-        it, the write is dropped again, `undo` reverts `commit`, and NotDurableError."""
+        """Make one write durable and queue it for Redis: a move is shown only once it is on disk
+        somewhere. The journal first; `commit` changes the game in memory once the journal has
+        the write, so the writer never puts in Redis what the journal does not hold yet. If the
+        journal cannot take it, Redis must, at once, and only a Redis that fsyncs each write to
+        its append-only file counts; else the write is dropped again, `undo` reverts `commit`,
+        and NotDurableError."""
         commit = commit or (lambda: None)
         with self._lock:
             if game is not None:
@@ -209,24 +197,46 @@ class JournalledWriter:
                     self._journal_stale = True
                     self._set_journal_ok(False, str(error))
                     problem = error
-            self._backlog.append(item)
             if problem is None:
                 commit()
+                self._note(item)
+                self._queue(item)
         if problem is None:
             self._kick()
             return
-        with self._attempt_lock:  # the writer is not in the middle of a write now
-            commit()
-            if self._online and self._attempt():
+        # Only Redis can keep it. The writer is held off while the game takes the move and the
+        # write is queued: it must never find the write queued and the game without it.
+        with self._attempt_lock:
+            with self._lock:
+                commit()
+                seq = self._queue(item)
+            if self._online and self._redis_fsyncs() and self._attempt():
+                with self._lock:
+                    self._note(item)
                 return
             with self._lock:
-                if any(pending is item for pending in self._backlog):
-                    self._backlog = collections.deque(p for p in self._backlog if p is not item)
-                    if undo is not None:
-                        undo()
-                else:
-                    return  # written after all
+                if self._written_seq >= seq:  # written, then a later write failed
+                    self._note(item)
+                    return
+                self._backlog = collections.deque(p for p in self._backlog if p[0] != seq)
+                if undo is not None:
+                    undo()
         raise NotDurableError(f"{problem}, and the game store {self.url} cannot take it either")
+
+    def _queue(self, item: dict) -> int:
+        """Put a journal entry on the backlog (under `_lock`); its number."""
+        self._seq += 1
+        self._backlog.append((self._seq, item))
+        return self._seq
+
+    def _redis_fsyncs(self) -> bool:
+        """Whether a write Redis acknowledges is on its disk (appendonly yes, appendfsync always)."""
+        try:
+            self._check_store()
+        except redis.RedisError as error:
+            self._fail(error)
+            return False
+        return self._redis_keeps
 
     def _set_journal_ok(self, ok: bool, problem: str = "") -> None:
         if ok and not self.journal_ok:
@@ -241,104 +251,38 @@ class JournalledWriter:
         elif self._online:
             self._attempt()
 
-    def _snapshot_entry(self, game: Game) -> dict:
-        return journaling.entry("game", id=game.id, started=game.started, version=game.version,
-                                lines=list(game.lines))
-
-    def _snapshot(self) -> list[dict]:
-        """What the journal must hold: the backlog (each game whole) and the game being played."""
-        entries, seen = [], set()
-        for item in self._backlog:
-            if item["op"] in ("game", "line"):
-                if item["id"] not in seen:
-                    seen.add(item["id"])
-                    entries.append(self._snapshot_entry(self._games[item["id"]]))
-            else:
-                entries.append(item)
-        if self._game is not None and self._game.id not in seen:
-            entries.append(self._snapshot_entry(self._game))
-        return entries
-
-    def _compact(self) -> None:
-        """Redis holds everything written so far: the journal starts afresh."""
-        try:
-            self._journal.rewrite([])
-            self._journal_stale = False
-        except JournalError as error:
-            self._set_journal_ok(False, str(error))
-
-    def _open_journal(self, directory: Path) -> None:
-        try:
-            leftovers = journaling.take_leftovers(directory)
-            self._journal = journaling.Journal(directory)
-        except JournalError as error:
-            self._no_journal = error  # every move then waits for Redis to take it
-            self._set_journal_ok(False, str(error))
-            return
-        for leftover in leftovers:
-            for item in leftover.entries:
-                self._take_over(item)
-            try:
-                self._journal.rewrite(self._snapshot())
-            except JournalError as error:
-                self._set_journal_ok(False, str(error))
-                return  # keep the leftover: it is the only copy on disk
-            log.warning("taking over %d writes of a console that stopped early (%s)",
-                        len(leftover.entries), leftover.path)
-            leftover.release()
-
-    def _take_over(self, item: dict) -> None:
-        """Replay one entry of a leftover journal into this store's memory and backlog."""
-        try:
-            problem = journaling.entry_problem(item)
-            if problem:
-                raise CorruptRecordError(problem)
-            op, game_id = item["op"], item.get("id")
-            if op == "game":
-                game = Game(game_id, list(item["lines"]), item["started"], item["version"])
-                decoded = _decoded(game, game.lines)
-                if decoded.problem:  # kept up to there, as a record read from Redis is
-                    log.warning("game %s in a journal: %s; kept up to there", game_id, decoded.problem)
-                    game.lines = decoded.lines
-                    item = self._snapshot_entry(game)
-                self._games[game_id], self._game = game, game
-            elif op == "line":
-                game = self._games[game_id]
-                if _decoded(game, [*game.lines, item["line"]]).problem:
-                    raise CorruptRecordError(f"its line does not follow game {game_id}'s record")
-                game.lines.append(item["line"])
-            elif op == "close":
-                if item["status"] not in (FINISHED, ABANDONED) or not 0 <= item["ended"] < LATEST_TIME:
-                    raise CorruptRecordError(f"it closes game {game_id} as {item['status'][:20]!r} at {item['ended']}")
-                if self._game is not None and self._game.id == game_id:
-                    self._game = None
-            elif op == "setting":
-                self._settings[item["name"]] = load_setting(item["text"])
-        except (KeyError, CorruptRecordError) as problem:
-            log.warning("a journal entry cannot be read (%s): skipped", problem)
-            return
-        self._backlog.append(item)
-
     # -- Redis: the writer -------------------------------------------------------------------------
 
     def _attempt(self) -> bool:
-        """Write the backlog in order (or PING when it is empty); go online, or back off."""
+        """Write the backlog in order (or PING when it is empty); go online, or back off. On a new
+        connection, first give Redis back what it lost of the games kept here."""
         with self._attempt_lock:
             try:
                 if not self._backlog:
                     self._redis.ping()
                 self._check_store()
+                if self._restore_due and not self.read_only:
+                    self._restore()
+                    self._restore_due = False
                 while True:
                     with self._lock:
                         if not self._backlog:
                             break
-                        item = self._backlog[0]
+                        seq, item = self._backlog[0]
                     self._with_repair(lambda: self._apply(item), item.get("id"))
                     with self._lock:
-                        if self._backlog and self._backlog[0] is item:
+                        if self._backlog and self._backlog[0][0] == seq:
                             self._backlog.popleft()
+                            self._written_seq = max(self._written_seq, seq)
                         self._written.notify_all()
+                    if item["op"] == "close":
+                        self._keep_closed(item["id"])
             except redis.RedisError as error:
+                self._fail(error)
+                return False
+            except Exception as error:  # damage nobody foresaw: logged, retried, never the writer's end
+                log.error("game store %s: %s writing to it (%s); trying again", self.url,
+                          error.__class__.__name__, error)
                 self._fail(error)
                 return False
         if not self._online:
@@ -352,7 +296,8 @@ class JournalledWriter:
         for attempt in range(1, WATCH_ATTEMPTS + 1):
             try:
                 if op in ("game", "line"):
-                    self._io.write_record(self._games[item["id"]])
+                    if item["id"] in self._games:  # else kept whole already
+                        self._io.write_record(self._games[item["id"]])
                 elif op == "close":
                     self._io.close_game(item["id"], item["ended"], item["status"], item["fields"])
                 else:
@@ -380,11 +325,14 @@ class JournalledWriter:
                 return
             if not self.read_only:
                 self._io.repair_types()
-            if not self.url.startswith("memory://") and not self._persistence_told:
-                for problem in self._io.persistence_problems():
+            if not self.url.startswith("memory://"):
+                problems = self._io.persistence_problems()
+                self._redis_keeps = not problems
+                for problem in problems if not self._persistence_told else ():
                     log.warning("game store %s: %s", self.url, problem)
                 self._persistence_told = True
             self._checked = True
+            self._restore_due = True
 
     def _fail(self, error: Exception) -> None:
         if self._online and not self.read_only:  # a read command says so itself, in one line
@@ -501,8 +449,14 @@ class JournalledWriter:
                 for _, future in self._jobs:
                     future.cancel()
                 self._jobs.clear()
-        if self._journal is not None:
-            self._journal.close(remove=not self._backlog and self.journal_ok)
+        if self._journal is not None:  # it stays while it holds a game not safe elsewhere
+            with self._lock:
+                if self._games or self._backlog:
+                    self._compact()
+                self._journal.close(remove=not self._backlog and not self._games and self.journal_ok)
+        if self._state_lock is not None:
+            os.close(self._state_lock)
+            self._state_lock = None
         self._redis.close()
 
     def _reading(self, action: Callable[[], Any], fallback: Any) -> Any:
