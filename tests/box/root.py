@@ -37,6 +37,9 @@ WHEELS = "/var/cache/hues-wheels"
 HOSTNAME = "huesbox"
 SOURCES = Path("/etc/apt/sources.list.d/debian.sources")  # this machine's Debian mirror
 REQUIREMENTS = ("requirements/pi-build.txt", "requirements/pi.txt")
+DEBS = CACHE / "debs"  # the .debs of the last build: a rebuild (a new key) downloads only what changed
+DOWNLOADS = CACHE / "downloads"  # the wheels and sdists pip fetched, kept for the same reason
+PIP_CACHE = CACHE / "pip"  # the box's pip cache (its wheel of rpi-ws281x, built once)
 
 
 class BoxError(Exception):
@@ -64,6 +67,7 @@ def built_root(log) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     for old in CACHE.glob("root-*"):
         shutil.rmtree(old, ignore_errors=True)
+    root.mkdir()
     started = time.monotonic()
     build(root, log)
     (root / ".complete").write_text(f"built in {time.monotonic() - started:.1f} s\n")
@@ -87,7 +91,15 @@ def build(root: Path, log) -> None:
         scratch = Path(scratch)
         downloads = concurrent.futures.ThreadPoolExecutor(1).submit(download, scratch, log)
         mirror = [str(SOURCES)] if SOURCES.exists() else []
+        DEBS.mkdir(parents=True, exist_ok=True)
         hooks = [
+            # apt takes the cached .debs instead of downloading them (mmdebstrap(1), "--skip"),
+            # and the ones it fetched go back to the cache for the next build.
+            "--skip=download/empty", "--skip=essential/unlink",
+            '--setup-hook=mkdir -p "$1"/var/cache/apt/archives/',
+            f"--setup-hook=sync-in {DEBS} /var/cache/apt/archives/",
+            f"--customize-hook=sync-out /var/cache/apt/archives {DEBS}",
+            '--customize-hook=rm -f "$1"/var/cache/apt/archives/*.deb',
             '--customize-hook=chroot "$1" groupadd --system gpio',
             '--customize-hook=chroot "$1" groupadd --system spi',
             '--customize-hook=chroot "$1" useradd --create-home --shell /bin/bash guest',
@@ -103,9 +115,19 @@ def build(root: Path, log) -> None:
 
 
 def download(scratch: Path, log) -> tuple[Path, Path]:
-    wheels = scratch / "wheels"
-    run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--require-hashes", "--dest", str(wheels),
+    """The pinned packages (pip takes a file already in DOWNLOADS with its hash instead of
+    fetching it again) and python3-lgpio."""
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--require-hashes", "--dest", str(DOWNLOADS),
          *(arg for path in REQUIREMENTS for arg in ("-r", str(REPO / path)))], log, timeout=300)
+    wheels = scratch / "wheels"
+    wheels.mkdir()
+    for path in REQUIREMENTS:  # only what the requirements name goes into the root
+        for line in REPO.joinpath(path).read_text().splitlines():
+            name = line.split("==")[0].strip().lower().replace("-", "_") if "==" in line else ""
+            for file in DOWNLOADS.iterdir():
+                if name and file.name.split("-")[0].lower() == name:
+                    shutil.copy2(file, wheels / file.name)
     return lgpio_package(scratch, log), wheels
 
 
@@ -113,8 +135,9 @@ def lgpio_package(scratch: Path, log) -> Path:
     """python3-lgpio as Raspberry Pi OS names it, from PyPI's wheel of the same code: its module
     and C extension (the lg library linked in) in Debian's dist-packages."""
     run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--python-version=3.11",
-         "--dest", str(scratch), LGPIO], log, timeout=300)
-    wheel = next(scratch.glob("lgpio-*.whl"))
+         "--dest", str(DOWNLOADS), LGPIO], log, timeout=300)
+    version = LGPIO.split("==")[1]
+    wheel = next(DOWNLOADS.glob(f"lgpio-{version}-cp311-*.whl"))
     tree = scratch / "lgpio-deb"
     target = tree / "usr/lib/python3/dist-packages"
     target.mkdir(parents=True)
@@ -122,7 +145,6 @@ def lgpio_package(scratch: Path, log) -> Path:
     for extra in target.glob("lgpio-*.dist-info"):
         shutil.rmtree(extra)
     (tree / "DEBIAN").mkdir()
-    version = LGPIO.split("==")[1]
     (tree / "DEBIAN/control").write_text(
         f"Package: python3-lgpio\nVersion: {version}-0hues1\nArchitecture: amd64\n"
         "Maintainer: hues-console tests <tests@localhost>\nDepends: python3\n"
