@@ -228,7 +228,8 @@ def exposure_online_and_offline(stage, variant: str = "leds-dev") -> str:
 def other_drivers(stage) -> str:
     """The ws281x drop-ins (SPI as `hues`, PWM as root with CAP_SYS_RAWIO) installed by the real
     installer for a Pi 4: READY, imports and exposure under each; rpi-ws281x cannot start on x86,
-    so the console drives the /dev/leds0 stand-in (box.yaml) under their sandbox."""
+    so the console drives the /dev/leds0 stand-in (box.yaml) under their sandbox. As root the
+    Start hold powers the box off too, without CAP_SYS_BOOT (logind decides by the uid)."""
     config = stage.box.file("/etc/hues-console/console.yaml")
     original = config.read_text()
     said = []
@@ -240,8 +241,14 @@ def other_drivers(stage) -> str:
             said.append(ready_under_full_hardening(stage, variant))
             said.append(extension_modules(stage, variant))
             said.append(exposure_online_and_offline(stage, variant))
+        from tests.box.checks_power import hold_start_to_power_off
+
+        said.append(hold_start_to_power_off(stage, "root", "0000000000020000"))  # CAP_SYS_RAWIO only
+        stage.box.boot()
     finally:
         config.write_text(original)
+        if not stage.box.running():
+            stage.box.boot()
         stage.install(PI5)
     console_up(stage)
     return " | ".join(said)

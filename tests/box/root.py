@@ -18,6 +18,7 @@ What makes it a Raspberry Pi OS root without a Pi:
 from __future__ import annotations
 
 import concurrent.futures
+import fcntl
 import hashlib
 import os
 import shutil
@@ -58,21 +59,32 @@ def cache_key() -> str:
 
 
 def built_root(log) -> Path:
-    """The cached root for this key, built first when there is none; older roots are removed."""
+    """The cached root for this key, built first when there is none; older roots are removed.
+    Two stages at once (a developer's and a landing's) build it once: the second waits."""
     key = cache_key()
     root = CACHE / f"root-{key}"
-    if (root / ".complete").exists():
-        log(f"root: cached {root}")
-        return root
     CACHE.mkdir(parents=True, exist_ok=True)
-    for old in CACHE.glob("root-*"):
+    with open(CACHE / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (root / ".complete").exists():
+            log(f"root: cached {root}")
+        else:
+            _build_root(root, log)
+        (root / ".complete").touch()  # the newest root used besides this one is kept (it may be booted)
+    return root
+
+
+def _build_root(root: Path, log) -> None:
+    others = sorted(CACHE.glob("root-*"), key=lambda p: (p / ".complete").stat().st_mtime
+                    if (p / ".complete").exists() else 0)
+    for old in others[:-1]:
         shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     started = time.monotonic()
     build(root, log)
     (root / ".complete").write_text(f"built in {time.monotonic() - started:.1f} s\n")
     log(f"root: built {root} in {time.monotonic() - started:.1f} s")
-    return root
 
 
 def run(command: list[str], log, **options) -> str:
