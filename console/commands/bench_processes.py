@@ -55,6 +55,8 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
 
         companion = attach_bench_web(app)
         url, code = companion.url, app.ui.room_code
+        for seat in range(app.game.players if app.game is not None else 0):
+            companion.room.book.hand_over(seat)  # the host's hand-over: mid-game the colours are the joystick's
     if notify:
         from console.play.sd_notify import SystemdNotifier
 
