@@ -18,7 +18,9 @@ tick are queued before the tick returns).
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import random
 import socket
 from typing import Any
@@ -32,6 +34,8 @@ from console.game.board import ALL_CELLS
 from console.play.app import ConsoleApp
 from console.store.games import GameStore
 from console.store.writer import STORED_BYTES
+from console.web.limits import LIMITS
+from console.web.pacing import DevicePacers
 from console.web.panel import PanelStream
 from console.web.views import public_view
 from hal.inputs.events import PRESS, RELEASE, InputEvent
@@ -41,6 +45,10 @@ from tests.phones import web_config
 WAIT_S = 5.0
 CONFIG = web_config()
 SYNC = "sync"  # not JSON: refused in order, behind whatever the phone was sent before
+# A phone whose token no longer holds a seat waits for the code as long as the machine runs: the
+# waiting room's sweep runs on the server's wall clock, so its closing would land at another step
+# in each world (the timeout is the attack tests' to check, tests/test_web_attacks.py)
+UNHURRIED = dataclasses.replace(LIMITS, admit_s=math.inf)
 
 
 class TwinRandom(random.Random):
@@ -58,7 +66,9 @@ class TwinRandom(random.Random):
 
 
 class FastClock:
-    """The phones' pacing clock: a second passes at every reading, so no test phone is slowed."""
+    """The phones' pacing clock: a second passes at every reading, so no test phone is slowed
+    (on the wall clock, a phone asked for a sync at every step went past the rate in a long game,
+    and its sync was refused as too fast: what the worlds sent then depended on the machine's speed)."""
 
     def __init__(self) -> None:
         self.now = 0.0
@@ -118,9 +128,10 @@ class World:
             server=self.server, decode_responses=True, encoding_errors=STORED_BYTES))
         stage, driver, events, sources = build_io(config, "sim-headless", lambda events: [])
         self.app = ConsoleApp(stage, driver, events, sources, store, colors=config.players.colors, rng=self.rng)
-        self.web = attach_web(config, self.app)
+        self.web = attach_web(config, self.app, limits=UNHURRIED)
         self.app.room_codes = lambda: "ACEF"  # the same code in both worlds (it is not the secret)
-        self.web.room.clock = FastClock()
+        clock = self.web.room.clock = FastClock()
+        self.web.room.pacers = DevicePacers(clock, local=self.web.room.limits.local)  # not the wall clock's
         self.web.room.pause = _no_pause
         self.stream = PanelStream(self.web.hub, self.app.stage)  # /panel/ws's own frame and hint
         self.app.start(now)
@@ -192,8 +203,9 @@ def press(world: World, button: str, t: float) -> None:
     world.app.events.put(InputEvent(button, RELEASE, t))
 
 
-def tied_game(variant: str):
-    """A 3-player game at its last regular round's reveal, orange and yellow tied, and its record."""
+def last_reveal(variant: str, tied: bool):
+    """A 3-player game at its last regular round's reveal, and its record: orange and yellow
+    tied (a tie-break comes next), or orange ahead (the game is over next)."""
     record: list = []
     real = rules.apply
 
@@ -206,8 +218,8 @@ def tied_game(variant: str):
         state = rules.apply(None, rules.NewGame(players=3, seed=5, first_giver=0, variant=variant))
         target = rules.legal_actions(state)[0].cell
         near = [c for c in ALL_CELLS if max(abs(c.row - target.row), abs(c.col - target.col)) == 2]
-        state = play_quiet_rounds(rules.apply(play_round(state, target=target, first={1: near[0], 2: near[1]}),
-                                              rules.Next()), 4)
+        first = {1: near[0], 2: near[1]} if tied else {1: near[0]}
+        state = play_quiet_rounds(rules.apply(play_round(state, target=target, first=first), rules.Next()), 4)
         state = play_round(state)
     finally:
         rules.apply = real
