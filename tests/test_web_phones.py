@@ -316,3 +316,25 @@ def test_a_phones_move_under_the_host_menu_keeps_the_menu_and_closing_it_shows_t
     assert table.app.ui.screen == "host" and table.app.ui.menu_return[0] == "play"
     table.press("b")  # continue: the game as it now stands
     table.wait_until(lambda: table.app.ui.screen == "play")
+
+
+def test_a_next_while_the_rounds_last_pawn_waits_shows_the_reveal_and_skips_nothing(table):
+    """Another phone's next (a tap left from the last reveal) lets the last pawn stand and shows
+    the reveal, as the joystick's A does: the press that reveals the target is used up."""
+    giver, left, right = seated_three(table)
+    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+    giver.send("choose", cell=card[0])
+    giver.send("clue")
+    left.view(lambda v: v["game"]["phase"] == "guess1")
+    left.send("place", cell="A1")
+    right.send("place", cell="B2")
+    giver.view(lambda v: v["game"]["phase"] == "clue2")
+    giver.send("clue")
+    right.view(lambda v: v["game"]["phase"] == "guess2" and v["game"]["turn"] == 2)
+    right.send("place", cell="C3")
+    left.send("place", cell="D4")
+    left.view(lambda v: v["game"]["pending"] == [1, "D4"])
+    right.send("next")
+    assert left.view(lambda v: v["game"]["phase"] == "round_over")["game"]["target"] == card[0]
+    table.settle()
+    assert table.app.ui.screen == "reveal" and table.app.game.round == 1

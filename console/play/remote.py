@@ -113,6 +113,8 @@ def _handle(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: r
             return controller.press(game, ui, "b", t, rng)
         return let_stand(game, ui, t)
     stood = let_stand(game, ui, t)  # someone else acts: a pending pawn stands from now on
+    if cmd.verb == "next" and stood.ui.screen == "reveal" and ui.screen != "reveal":
+        return stood  # the round's last pawn: as the joystick's A, the request that reveals is used up
     return _act(stood.game, stood.ui, cmd, t, rng)
 
 
