@@ -80,16 +80,18 @@ class TwoConsoles(RuleBasedStateMachine):
             act(world, i)
         if self.spoke:  # what the server answered the phone before the loop's next frame
             self._collect(sent)
+        revealed = False  # a round's target shown at a frame of this step (the next round may follow in it)
         for _ in range(ticks):
             self.t = round(self.t + TICK_S, 6)
             woke = [world.tick(self.t) for world in self.worlds]
             if any(woke) or (self.spoke and _ == 0):  # the views, and the loop's answers to the phones
                 self._collect(sent)
+            revealed = revealed or any(woke) and any(_shown(world.public()) for world in self.worlds)
         for i, world in enumerate(self.worlds):
             if world.app is not None and not world.app.running:  # quit or powered off: start it again
                 self._restart_world(i)
         self._reckon()
-        self._compare(sent, before | self._holding())
+        self._compare(sent, before | self._holding(), revealed)
         self._tally()
 
     def _tally(self) -> None:
@@ -156,15 +158,16 @@ class TwoConsoles(RuleBasedStateMachine):
             self.deal = deal
         self.occupant = occupant
 
-    def _compare(self, sent, holders: set[int]) -> None:
+    def _compare(self, sent, holders: set[int], revealed: bool) -> None:
         """Everything compared, unless the worlds' public games differ since a round was revealed
         (its target, hence its points, differ: compared again once they are the same, a new
-        game). Public games that differ otherwise are a leak too: the phones' views then differ."""
+        game; not while no game is on, as after a quit or a restart, which brings the game that
+        differs back). Public games that differ otherwise are a leak too: the phones' views
+        then differ."""
         publics = [world.public() for world in self.worlds]
-        shown = any(p["game"] is not None and (p["game"]["target"] is not None or p["game"]["phase"] == "game_over")
-                    for p in publics)
+        shown = revealed or any(_shown(p) for p in publics)
         equal = publics[0] == publics[1]
-        if equal and not shown:
+        if equal and not shown and publics[0]["game"] is not None:
             self.diverged = False
         elif shown and not equal:
             self.diverged = True
@@ -466,6 +469,12 @@ class TwoConsoles(RuleBasedStateMachine):
                 conn.close()
         for world in self.worlds:
             world.stop()
+
+
+def _shown(public: dict) -> bool:
+    """Whether a public view shows a round's target (or the game's end)."""
+    game = public["game"]
+    return game is not None and (game["target"] is not None or game["phase"] == "game_over")
 
 
 def machine_settings(examples: int, steps: int = 30, shrink: bool = True) -> settings:
