@@ -29,7 +29,7 @@ from console.commands.bench import percentile
 from console.commands.bench_web import WAIT_S, BenchPhone
 from console.commands.wiring import attach_web, build_app
 from console.config.loader import load_config
-from console.play.app import run_realtime
+from console.play.loop import run_realtime
 from console.play.remote import Chore
 from console.web.limits import LIMITS, Limits
 from hal.inputs.events import PRESS, InputEvent
@@ -77,9 +77,9 @@ class AttackedConsole:
     def _time_the_loop(self) -> None:
         tick, drain = self.app.tick, self.app.events.drain
 
-        def timed_tick(now: float) -> None:
+        def timed_tick(now: float) -> float:
             self.frames.append(time.monotonic())
-            tick(now)
+            return tick(now)
 
         def noting_drain() -> list:
             events = drain()
@@ -182,7 +182,7 @@ class AttackedConsole:
             self.attacker.wait(WAIT_S)
         for phone in self.phones:
             phone.close()
-        self.app.running = False
+        self.app.stop()
         self._loop.join(WAIT_S)
         for source in self.app.sources:
             source.close()
