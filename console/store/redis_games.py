@@ -26,6 +26,7 @@ from console.store.format import (
 
 log = logging.getLogger("console.store.games")
 
+DIFFERS = "it differs from the console's copy of the game"
 MAX_ORDER = 2 ** 53
 """The order counter stays below this: a sorted set's score (a double) holds whole numbers
 exactly only up to here, and INCR stops at int64's end. A counter past it is damage."""
@@ -69,7 +70,7 @@ class RedisGames:
 
     def write_record(self, game: Game) -> None:
         if not self._push_missing_lines(game):
-            self.set_aside(game.id, "it differs from the console's copy of the game")
+            self.set_aside(game.id, DIFFERS)
             self._push_missing_lines(game)
 
     def _push_missing_lines(self, game: Game) -> bool:
@@ -126,9 +127,11 @@ class RedisGames:
         """Bring Redis up to a game the console keeps (its record, meta, index and lease, or its
         close); True if anything had to be written."""
         keys, lines = self.keys, game.lines
-        stored = self.redis.llen(keys.record(game.id))
-        written = stored < len(lines) or self.redis.lindex(keys.record(game.id), len(lines) - 1) != lines[-1]
+        stored = self.redis.lrange(keys.record(game.id), 0, -1)  # whole: damage may have changed any line
+        written = stored[:len(lines)] != lines
         if written:
+            if stored and stored != lines[:len(stored)]:
+                self.set_aside(game.id, DIFFERS)
             self.write_record(game)
         if close is not None:
             return self.close_game(game.id, close["ended"], close["status"], close["fields"]) or written
