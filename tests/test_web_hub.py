@@ -158,3 +158,21 @@ def test_each_frame_reaches_the_hub_with_the_state_it_was_drawn_from():
         player.tap(button)
         player.run(0.5)  # past the grace after a screen that changed by itself
     assert {"setup", "handoff", "secret", "play"} <= set(screens)
+
+
+def test_the_server_thread_has_no_timer_of_its_own_while_nobody_is_connected():
+    """uvicorn's own main loop wakes ten times a second to look whether it should stop; on a
+    still screen the server's thread must sleep until something comes (a connection, stop())."""
+    from console.web.server import WebServer, build_web_app
+
+    server = WebServer(build_web_app([]), "127.0.0.1", 0)
+    server.start()
+    try:
+        async def timers():
+            loop = asyncio.get_running_loop()
+            return [h.when() - loop.time() for h in loop._scheduled if not h.cancelled()]  # asyncio's timer heap
+
+        assert asyncio.run_coroutine_threadsafe(timers(), server._loop).result(5) == []
+    finally:
+        server.stop()
+    assert not server._thread.is_alive()

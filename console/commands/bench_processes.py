@@ -247,8 +247,22 @@ async def _phones(url, code, n, taps, every_s, mode, others_tap, seats) -> list[
     from websockets.asyncio.client import connect
 
     ws_url = url.replace("http://", "ws://") + ("/" if mode == "anchor" else "/ws")
-    sockets = [await connect(ws_url, origin=url, compression=None, open_timeout=WAIT_S,
-                             local_addr=(f"127.0.0.{2 + i}", 0)) for i in range(n)]
+    counter = [0]
+
+    async def send(ws, **message):
+        counter[0] += 1
+        await ws.send(json.dumps({"n": counter[0], **message}))
+
+    sockets = []
+    for i in range(n):  # one guest after another, each in before the next (the waiting room is smaller than 32)
+        ws = await connect(ws_url, origin=url, compression=None, open_timeout=WAIT_S,
+                           local_addr=(f"127.0.0.{2 + i}", 0))
+        sockets.append(ws)
+        if mode != "anchor":
+            await send(ws, t="join", code=code)
+            if i < len(seats):  # the others watch without a seat
+                await send(ws, t="take", seat=seats[i])
+            await asyncio.wait_for(_until_in(ws, i < len(seats)), WAIT_S)
     arrived: list[dict] = [{} for _ in range(n)]
     done = asyncio.Event()
     wanted: list[str | None] = [None]
@@ -261,19 +275,6 @@ async def _phones(url, code, n, taps, every_s, mode, others_tap, seats) -> list[
                 if all(cell in a for a in arrived):
                     done.set()
 
-    counter = [0]
-
-    async def send(ws, **message):
-        counter[0] += 1
-        await ws.send(json.dumps({"n": counter[0], **message}))
-
-    if mode != "anchor":
-        for ws, seat in zip(sockets, seats):  # the others watch without a seat
-            await send(ws, t="join", code=code)
-            await send(ws, t="take", seat=seat)
-        for ws in sockets[len(seats):]:
-            await send(ws, t="join", code=code)
-        await asyncio.sleep(0.5)
     readers = [asyncio.create_task(read(i, ws)) for i, ws in enumerate(sockets)]
     print(json.dumps({"ready": True}), flush=True)
     if mode == "watch":
@@ -303,6 +304,16 @@ async def _phones(url, code, n, taps, every_s, mode, others_tap, seats) -> list[
     for ws in sockets:
         await ws.close()
     return latencies
+
+
+async def _until_in(ws, seated: bool) -> None:
+    """Read a joining phone's messages until it is admitted (and seated) and has a view."""
+    wanted = {"admitted", "view"} | ({"seated"} if seated else set())
+    async for text in ws:
+        wanted.discard(json.loads(text).get("t"))
+        if not wanted:
+            return
+    raise RuntimeError("a phone was refused while joining")
 
 
 async def _tap_refused(ws, every_s, counter) -> None:
