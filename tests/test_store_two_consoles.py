@@ -37,10 +37,10 @@ def test_a_console_gone_with_moves_only_in_its_journal_keeps_its_game(redis_serv
         console_a.append(move)  # ...and A plays on into its journal
     crash(console_a)  # then A is gone (a power cut)
     redis_server.start()
-    assert redis_server.client().pttl(f"hues:game:{game_id}:lease") == -1  # a claim that does not run out
     time.sleep(0.5)  # longer than a claim that ran out would last: the scenario, nothing is timed
     console_c = GameStore(redis_server.url, state_dir=tmp_path / "c")
     assert console_c.unfinished() is None and not console_c.resume_checked  # A's game waits for A
+    assert redis_server.client().pttl(f"hues:game:{game_id}:lease") == -1  # a claim that does not run out
     console_a = GameStore(redis_server.url, state_dir=tmp_path / "a")  # A comes back
     assert console_a.unfinished() == (game_id, [NEW_GAME, *MOVES])
     assert console_a.flush(2.0)
