@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import resource
 import shutil
 import signal
 import subprocess
@@ -34,6 +35,12 @@ def find_redis_server() -> str | None:
     """The redis-server binary, also where Debian puts it outside a normal user's PATH."""
     return shutil.which("redis-server") or next(
         (path for path in ("/usr/bin/redis-server", "/usr/sbin/redis-server") if Path(path).exists()), None)
+
+
+def _writes_past_a_limit_fail() -> None:
+    """In the server's process: a write past its file-size limit fails (EFBIG) as on a full card,
+    instead of SIGXFSZ killing it (`fill_the_disk`)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 class RedisServer:
@@ -64,7 +71,7 @@ class RedisServer:
             [self.binary, str(CONFIG), "--unixsocket", str(self.socket), "--dir", str(self.directory),
              "--daemonize", "no", "--logfile", str(log), "--user", "admin", "on", "nopass", "~*", "&*",
              "+@all", *self.extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_writes_past_a_limit_fail)
         deadline = time.monotonic() + timeout_s
         client = self.client(0.5)
         try:
@@ -82,6 +89,15 @@ class RedisServer:
                     time.sleep(0.01)  # waiting for a process to come up, not timing anything
         finally:
             client.close()
+
+    def fill_the_disk(self) -> None:
+        """Redis's card is full: its next write to the append-only file fails. (A file-size limit
+        on the process, RLIMIT_FSIZE, at the incr file's size: a write there fails as ENOSPC
+        fails it. With appendfsync always Redis then exits before it replies to the write:
+        aof.c flushAppendOnlyFile, "Can't recover from AOF write error".)"""
+        incr = max((self.directory / "appendonlydir").glob("*.incr.aof"), key=lambda path: path.stat().st_mtime)
+        size = incr.stat().st_size
+        resource.prlimit(self.process.pid, resource.RLIMIT_FSIZE, (size, size))
 
     def stop(self) -> None:
         """A clean shutdown (SIGTERM)."""

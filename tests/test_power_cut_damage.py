@@ -1,7 +1,8 @@
 """The power-cut suite, through damage to every file Redis keeps: its multi-part AOF's manifest,
 base (RDB) and incr file, each cut, zeroed (a page), flipped (a byte), deleted and emptied, at the
-head, the middle and the tail. In every case Redis must start (after `scripts/redis-repair-aof`,
-as its systemd drop-in runs it), and the console must then give Redis back what it lost:
+head, the middle and the tail, and a move changed inside an incr file that stays valid. In every
+case Redis must start (after `scripts/redis-repair-aof`, as its systemd drop-in runs it), and the
+console must then give Redis back what it lost:
 0 acknowledged moves lost of the unfinished game and of the last 100 finished games.
 
 One evening is played once per module through the console's store against a real redis-server
@@ -143,11 +144,18 @@ def after_damage(tmp_path: Path, evening, hurt) -> tuple[int, list[str]]:
         server.kill()
 
 
+def readable(line: str) -> dict | None:
+    try:
+        return json.loads(line.partition(" ")[2])
+    except ValueError:
+        return None  # damaged: not the move acknowledged
+
+
 def count_lost(server, acknowledged, finished, unfinished, offered) -> tuple[int, list[str]]:
     admin, lost, misplaced = server.client(), 0, []
     history = set(admin.zrange("hues:history", 0, -1))
     for game_id in [*finished, unfinished]:
-        stored = [json.loads(line.partition(" ")[2]) for line in admin.lrange(f"hues:game:{game_id}:record", 0, -1)]
+        stored = [readable(line) for line in admin.lrange(f"hues:game:{game_id}:record", 0, -1)]
         kept = next((n for n, (a, b) in enumerate(zip(stored, acknowledged[game_id])) if a != b),
                     min(len(stored), len(acknowledged[game_id])))
         lost += len(acknowledged[game_id]) - kept
@@ -165,6 +173,21 @@ def test_damage_to_any_file_redis_keeps_loses_no_acknowledged_move(tmp_path, eve
     name, kind, *where = case.split("-")
     lost, misplaced = after_damage(tmp_path, evening, lambda redis: damage(the_file(redis, name), kind, where[0] if where else ""))
     assert (lost, misplaced) == (0, []), f"{case}: {lost} acknowledged moves lost; {misplaced[:3]}"
+
+
+def change_a_move(directory: Path) -> None:
+    """One bit changed inside a move in the middle of the incr file, the file still valid: Redis
+    starts and loads the wrong move (the store's check of the last line alone did not see it)."""
+    path = the_file(directory, "incr")
+    data = bytearray(path.read_bytes())
+    at = data.index(b'"n": ', len(data) // 2) + 5
+    data[at] ^= 1  # a digit stays a digit
+    path.write_bytes(bytes(data))
+
+
+def test_a_move_changed_inside_a_valid_aof_is_written_back(tmp_path, evening):
+    lost, misplaced = after_damage(tmp_path, evening, change_a_move)
+    assert (lost, misplaced) == (0, []), f"{lost} acknowledged moves lost; {misplaced[:3]}"
 
 
 def test_a_campaign_of_random_damage_loses_no_acknowledged_move(tmp_path, evening):

@@ -22,7 +22,8 @@ MEMORY_URL = "memory://"
 FORMS = "redis://HOST:PORT/DB, rediss://HOST:PORT/DB, unix:///PATH.sock?db=DB or memory://"
 QUERY_OPTIONS = ("db", "username", "password")
 """The console's own timeouts must hold (redis-py lets a URL's options override the client's
-arguments), so a URL takes only these; the same list as console/store/writer.py's URL_OPTIONS."""
+arguments: `from_url`, "URL options ... take precedence"), so a URL takes only these. This is the
+one check: the store (console/store/writer.py `connect`) takes the URL as given."""
 MAX_DB = (1 << 31) - 1  # SELECT takes a C int
 SUN_PATH_BYTES = 108
 """sizeof(sockaddr_un.sun_path) on Linux (unix(7)); the path and its terminating NUL must fit, and

@@ -38,7 +38,9 @@ Decisions:
   kept in the state directory, so the same console after a crash or power cut takes its own game
   straight back; a second console on the same state directory refuses to start.
 - What the console keeps beside Redis (its journal, the last finished games in `kept/`) is
-  checked against Redis on each new connection and what Redis lost is written back (`local.py`).
+  checked against Redis on each new connection and what Redis lost is written back (`local.py`);
+  what Redis alone holds of them (moves or a close it took while the journal's disk was full) is
+  taken into the console's copy.
 - What cannot be read back (bad JSON, a broken checksum chain, an unknown version, a bad summary,
   a setting nested too deep, a key of the wrong Redis type) is set aside under `quarantine:` with
   one log line. A record damaged part-way is cut back to its longest valid prefix; only the tail

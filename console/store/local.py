@@ -22,7 +22,7 @@ from console.store.format import (
     load_setting, next_line_problem,
 )
 from console.store.kept import KEEP_FINISHED, KeptGames
-from console.store.redis_games import Game
+from console.store.redis_games import Game, Restored
 
 log = logging.getLogger("console.store.games")
 
@@ -170,6 +170,29 @@ class LocalCopies:
 
     # -- on each new connection: give Redis back what it lost ---------------------------------------
 
+    def _take_from_redis(self, game: Game, known: int, restored: Restored) -> None:
+        """Redis holds more of a game than the journal: the moves (or the close) it took while the
+        journal's disk was full, acknowledged because Redis had them on disk. The console's copy
+        takes them (each line checked against the one before), and the journal gets them."""
+        with self._lock:
+            if self._games.get(game.id) is not game or len(game.lines) != known:
+                return  # played on meanwhile: its own lines go first (Redis's then differ, set aside)
+            taken = 0
+            for line in restored.ahead[:max(0, MAX_GAME_LINES - known)]:
+                if next_line_problem(game.id, game.version, game.lines, line):
+                    break
+                game.lines.append(line)
+                taken += 1
+            closed = restored.closed is not None and taken == len(restored.ahead)
+            if closed:  # the writer then keeps it as it keeps any game Redis has closed
+                close = journaling.entry("close", id=game.id, **restored.closed)
+                self._note(close)
+                self._queue(close)
+            if self._journal is not None and (taken or closed):
+                self._compact()
+        log.warning("game %s: %d moves%s only Redis had (the journal's disk was full) are kept here again",
+                    game.id, taken, " and its close" if closed else "")
+
     def _restore(self) -> None:
         """Check every game kept here against Redis and write back what Redis lost (a damaged
         append-only file cut back by the repair, a lost file...); only what is missing is
@@ -182,10 +205,15 @@ class LocalCopies:
             for entry, close in self._kept.games()]
         written = 0
         for game, close in kept + journal:
+            known = len(game.lines)
             try:
-                written += self._with_repair(lambda: self._io.restore(game, close), game.id)
+                restored = self._with_repair(lambda: self._io.restore(game, close), game.id)
             except redis.ResponseError as error:
                 log.warning("game %s cannot be written back to %s (%s)", game.id, self.url, error)
+                continue
+            written += restored.written
+            if (restored.ahead or restored.closed) and close is None:
+                self._take_from_redis(game, known, restored)
         for item in settings:
             if self._io.read_setting(item["name"]) is None:
                 self._io.write_setting(item["name"], item["text"])

@@ -20,12 +20,13 @@ from typing import Callable
 import redis
 
 from console.store.format import (
-    CHAIN_DIGITS, PLAYING, RECORD_VERSION, CorruptRecordError, DecodedRecord, GameNotFoundError, Keys,
+    ABANDONED, CHAIN_DIGITS, FINISHED, LATEST_TIME, PLAYING, RECORD_VERSION, CorruptRecordError, DecodedRecord, GameNotFoundError, Keys,
     chain_of, chained_line, decode_record, format_date, history_entry,
 )
 
 log = logging.getLogger("console.store.games")
 
+DIFFERS = "it differs from the console's copy of the game"
 MAX_ORDER = 2 ** 53
 """The order counter stays below this: a sorted set's score (a double) holds whole numbers
 exactly only up to here, and INCR stops at int64's end. A counter past it is damage."""
@@ -50,6 +51,28 @@ class Game:
         return self.lines if self.version == "1" else [line[CHAIN_DIGITS + 1:] for line in self.lines]
 
 
+@dataclass(frozen=True)
+class Restored:
+    """What a restore did and found: whether it wrote, the record lines Redis holds past the
+    console's copy, and Redis's close of a game the console has no close for."""
+
+    written: bool
+    ahead: list[str]
+    closed: dict | None = None
+
+
+def closed_in(meta: dict[str, str]) -> dict | None:
+    """A closed game's meta as a close entry's fields (ended, status, fields); None if unreadable."""
+    try:
+        ended = float(meta["ended"])
+    except (KeyError, ValueError):
+        return None
+    if meta.get("status") not in (FINISHED, ABANDONED) or not 0 <= ended < LATEST_TIME:
+        return None
+    return {"ended": ended, "status": meta["status"], "fields": {
+        name: value for name, value in meta.items() if name not in ("version", "started", "status", "ended")}}
+
+
 def is_wrong_type(error: Exception) -> bool:
     return isinstance(error, redis.ResponseError) and str(error).startswith("WRONGTYPE")
 
@@ -69,7 +92,7 @@ class RedisGames:
 
     def write_record(self, game: Game) -> None:
         if not self._push_missing_lines(game):
-            self.set_aside(game.id, "it differs from the console's copy of the game")
+            self.set_aside(game.id, DIFFERS)
             self._push_missing_lines(game)
 
     def _push_missing_lines(self, game: Game) -> bool:
@@ -122,19 +145,23 @@ class RedisGames:
         self._trim_history()
         return True
 
-    def restore(self, game: Game, close: dict | None) -> bool:
+    def restore(self, game: Game, close: dict | None) -> Restored:
         """Bring Redis up to a game the console keeps (its record, meta, index and lease, or its
-        close); True if anything had to be written."""
+        close), and say what Redis holds beyond it: the moves, or the close, that Redis took
+        while the console's disk could not (NotDurableError's other side)."""
         keys, lines = self.keys, game.lines
-        stored = self.redis.llen(keys.record(game.id))
-        written = stored < len(lines) or self.redis.lindex(keys.record(game.id), len(lines) - 1) != lines[-1]
+        stored = self.redis.lrange(keys.record(game.id), 0, -1)  # whole: damage may have changed any line
+        written = stored[:len(lines)] != lines
         if written:
+            if stored and stored != lines[:len(stored)]:
+                self.set_aside(game.id, DIFFERS)
             self.write_record(game)
+        ahead = [] if written else stored[len(lines):]
         if close is not None:
-            return self.close_game(game.id, close["ended"], close["status"], close["fields"]) or written
+            return Restored(self.close_game(game.id, close["ended"], close["status"], close["fields"]) or written, ahead)
         meta = self.redis.hgetall(keys.meta(game.id))
-        if meta.get("status", PLAYING) != PLAYING:
-            return written  # closed in Redis (by the host, on this console's next start...)
+        if meta.get("status", PLAYING) != PLAYING:  # closed in Redis alone: the close the journal could not take
+            return Restored(written, ahead, closed_in(meta))
         if not meta.get("version") or self.redis.zscore(keys.playing, game.id) is None:
             order = self.next_order()
             with self.redis.pipeline() as pipe:
@@ -144,7 +171,7 @@ class RedisGames:
                 pipe.set(keys.lease(game.id), self.owner, nx=True)
                 pipe.execute()
             written = True
-        return written
+        return Restored(written, ahead)
 
     def _trim_history(self) -> None:
         """Keep the newest `keep_games` closed games; older ones (record and meta) are deleted."""

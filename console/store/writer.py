@@ -16,7 +16,6 @@ import secrets
 import threading
 import time
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
 from typing import Any, Callable
 
 import redis
@@ -39,13 +38,6 @@ MAX_RETRY_S = 2.0  # a local server: never wait longer than this to try again
 LEASE_RENEW_S = 5.0
 WATCH_ATTEMPTS = 3
 KEEP_GAMES = 1000
-URL_OPTIONS = ("db", "username", "password")
-"""The only query options a store URL takes. redis-py lets the URL's options override the
-client's own arguments (`from_url`: "URL options ... take precedence"), so `?socket_timeout=` would
-undo the short timeouts the frame loop relies on, and an option the connection does not know
-(`?bogus=1`) is a TypeError only when the first command connects."""
-
-
 STORED_BYTES = "surrogateescape"
 """How the client decodes what Redis holds (and encodes it back): bytes that are not UTF-8 (written
 by anything but the console) become lone surrogates instead of a UnicodeDecodeError in every read
@@ -54,35 +46,22 @@ What they are in is then damage like any other: not JSON, a failed checksum, an 
 
 
 def connect(url: str, timeout_s: float = COMMAND_TIMEOUT_S) -> redis.Redis:
-    """A client for `url` that fails fast: short timeouts, and no retries of its own (we retry)."""
+    """A client for `url` that fails fast: short timeouts, and no retries of its own (we retry).
+
+    The URL is checked where it is configured (console/config/store_url.py: check-config and
+    the start say what is wrong in one line, exit 2), strictly enough that redis-py reads it the
+    same way and no option overrides these timeouts; the store takes it as given. A URL
+    redis-py cannot read at all is a StoreUrlError."""
     if url.startswith("memory://"):
         import fakeredis  # imported here: only the memory store needs it
 
         return fakeredis.FakeRedis(decode_responses=True, encoding_errors=STORED_BYTES)
-    if url.partition("://")[0] not in ("redis", "rediss", "unix"):
-        raise StoreUrlError(f"store URL {url!r}: use redis://host:port/db, unix:///path.sock or memory://")
-    _check_url(url)
     try:
-        client = redis.Redis.from_url(
+        return redis.Redis.from_url(
             url, decode_responses=True, encoding_errors=STORED_BYTES, socket_connect_timeout=CONNECT_TIMEOUT_S,
             socket_timeout=timeout_s, retry=Retry(NoBackoff(), 0))
     except ValueError as error:
-        raise StoreUrlError(f"store URL {url!r}: {error}") from None
-    db = client.connection_pool.connection_kwargs.get("db", 0)
-    if not 0 <= db < 1 << 31:  # else SELECT fails at every connect and is taken for an outage
-        raise StoreUrlError(f"store URL {url[:80]!r}: the database number must be 0 or more, not {str(db)[:20]}")
-    return client
-
-
-def _check_url(url: str) -> None:
-    """What `from_url` would take but fail on only when it first connects, as an outage or a crash."""
-    if not (url.isascii() and url.isprintable()):  # a host name that idna cannot encode, a NUL...
-        raise StoreUrlError(f"store URL {url[:80]!r}: only printable ASCII (percent-encode anything else)")
-    unknown = [name for name, _ in parse_qsl(urlsplit(url).query, keep_blank_values=True)
-               if name not in URL_OPTIONS]
-    if unknown:
-        raise StoreUrlError(f"store URL {url[:80]!r}: {unknown[0][:20]!r} is not an option the console takes "
-                            f"(only {', '.join(URL_OPTIONS)}: it sets its own timeouts)")
+        raise StoreUrlError(f"store URL {url[:80]!r}: {error}") from None
 
 
 class JournalledWriter(LocalCopies):
