@@ -472,7 +472,7 @@ def last_finished(store: Any) -> dict:
 def last_reveals(store: Any) -> Timeline | None:
     """The last finished game's reveals, for the idle board's attract loop (a question for the
     store's thread): read when first wanted, not at start or as a game ends. None when there is
-    none, the store cannot give it or its record cannot be replayed (the board then just breathes)."""
+    none, the store cannot give it or its record cannot be replayed (the board then only glints)."""
     game_id = last_finished(store).get("game_id")
     if game_id is None:
         return None
