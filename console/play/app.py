@@ -145,7 +145,8 @@ class ConsoleApp:
     def start(self, now: float) -> None:
         """Restore the brightness, show the last winners and offer an unfinished game for resume.
         The store is asked off the loop's thread; what it has not answered within START_WAIT_S is
-        applied when it comes (the resume screen then appears by itself)."""
+        applied when it comes (the resume screen then appears by itself). A store that keeps
+        nothing is not waited for (it may still be opening: `OpeningStore`)."""
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
                      colors=self.colors, store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
                      room_code=self.room_codes() if self.room_codes else "")
@@ -153,7 +154,10 @@ class ConsoleApp:
         self.answers.ask("brightness", lambda store: store.get_setting("brightness", None), self._got_brightness)
         self.answers.ask("winners", last_finished, self._got_winners)
         self._look_again(now)
-        self.answers.wait(START_WAIT_S)
+        if self.ui.store_keeps:  # else there is nothing kept to wait for: the memory store's answers are empty
+            self.answers.wait(START_WAIT_S)
+        else:
+            self.answers.settle()
         self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
         if self.publisher is not None:  # the phones' room knows the code as soon as it can be printed
             self._published = (self.game, self.ui)
