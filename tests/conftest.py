@@ -1,9 +1,17 @@
 """Shared fixtures: the real and the fake Redis servers the store's tests run against, a real
-browser for the web pages, and the hypothesis profile."""
+browser for the web pages, the container stage (tests/box) started in the background, and the
+hypothesis profile."""
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -82,3 +90,82 @@ def page(browser):
     opened = browsers.new_page(browser)
     yield opened
     opened.context.close()
+
+
+# --- the container stage (tests/box, tests/test_box.py) ---------------------------------------------
+
+BOX_TESTS = "tests/test_box.py"
+BOX_WAIT_S = 900  # the stage's own timeouts end it well before: a root built from nothing, under load
+
+
+class BoxStage:
+    """`python -m tests.box.stage REPORT` in a process (and session) of its own, started when the
+    suite's tests are collected, so that it runs beside all the others."""
+
+    def __init__(self):
+        self.process: subprocess.Popen | None = None
+        self.problem = None
+        if os.environ.get("HUES_SKIP_BOX") == "1":
+            self.problem = ("skip", "the container stage is off (HUES_SKIP_BOX=1)")
+        elif os.geteuid() != 0:
+            self.problem = ("fail", "the container stage boots systemd-nspawn, which needs root: run the "
+                            "suite as root (CI does), or set HUES_SKIP_BOX=1 to skip it")
+        if self.problem:
+            return
+        folder = Path(tempfile.mkdtemp(prefix="hues-box-report-"))
+        self.report, self.log = folder / "report.json", folder / "stage.log"
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen([sys.executable, "-m", "tests.box.stage", str(self.report)],
+                                            cwd=Path(__file__).resolve().parents[1], stdin=subprocess.DEVNULL,
+                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def read(self) -> dict | None:
+        try:
+            return json.loads(self.report.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def wait(self, check: str | None) -> dict:
+        """The report once it has `check` (None: once the stage is over)."""
+        deadline = time.monotonic() + BOX_WAIT_S
+        while True:
+            report = self.read()
+            if report and (report["finished"] or (check is not None and check in report["checks"])):
+                return report
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                tail = self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
+                pytest.fail(f"the container stage ended without a report of {check or 'its end'} "
+                            f"(exit {self.process.poll()}):\n{tail}", pytrace=False)
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()  # the stage switches its box off and removes it
+        try:
+            self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    box = [item for item in items if item.nodeid.startswith(BOX_TESTS)]
+    if box:
+        items[:] = [item for item in items if not item.nodeid.startswith(BOX_TESTS)] + box
+        config.hues_box_stage = BoxStage()
+
+
+def pytest_unconfigure(config):
+    stage = getattr(config, "hues_box_stage", None)
+    if stage is not None:
+        stage.stop()
+
+
+@pytest.fixture
+def box_report(request):
+    """`box_report(check)`: the container stage's report once it has that check."""
+    stage = request.config.hues_box_stage
+    if stage.problem:
+        (pytest.skip if stage.problem[0] == "skip" else pytest.fail)(stage.problem[1])
+    return stage.wait

@@ -131,8 +131,15 @@ def plan_game(
     """(input script, final state, game record) of one game from the idle screen to the winners;
     the console must run with `--seed seed` so that it draws the same new_game."""
     choices = SetupChoices(players, variant, first_giver)
-    record: list[Action] = [new_game_action(choices, random.Random(seed), colors)]
-    state = rules.apply(None, record[0])
+    record = plan_rest(new_game_action(choices, random.Random(seed), colors), target, guess, passes)
+    return fresh_script(record, choices), rules.replay(record), record
+
+
+def plan_rest(new_game: Action, target: Callable[[GameState], Cell], guess: Policy,
+              passes: Callable[[GameState], bool]) -> list[Action]:
+    """The record of a whole game from its new_game (drawn by the console, or from a seed)."""
+    record: list[Action] = [new_game]
+    state = rules.apply(None, new_game)
 
     def do(action: Action) -> None:
         nonlocal state
@@ -151,7 +158,7 @@ def plan_game(
             while state.phase == "guess2":
                 do(Place(guess(state, rules.current_player(state)), rules.current_player(state)))
         do(Next())
-    return fresh_script(record, choices), state, record
+    return record
 
 
 def fresh_script(record: list[Action], choices: SetupChoices) -> Script:

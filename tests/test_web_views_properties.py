@@ -25,7 +25,7 @@ from console.view.render import render
 from console.view.ui import Ui
 from console.web.hub import Hub
 from console.web.panel import PanelStream
-from console.web.views import board_message, giver_seat_locked, public_view, seat_view
+from console.web.views import ViewTexts, board_message, giver_seat_locked, public_view, seat_view
 from hal.inputs.events import BUTTONS
 from hal.layout import Layout, LayoutOptions
 from hal.output import OutputStage
@@ -52,6 +52,8 @@ def messages(game, ui) -> dict:
     """What each seat (None: the panel stream) is sent in this state, as the JSON sent."""
     out = {seat: json.dumps(seat_view(game, ui, seat, taken=(0, 2))) for seat in SEATS}
     out[None] = json.dumps(public_view(game, ui))
+    sent = ViewTexts(game, ui)  # what the phones' room sends: the same text, the game encoded once
+    assert {**{seat: sent.text(seat, taken=(0, 2)) for seat in SEATS}, None: sent.text(None)} == out
     return out
 
 

@@ -39,6 +39,8 @@ from hal.picture import encode_png
 if TYPE_CHECKING:
     from console.store.games import GameStore
 
+log = logging.getLogger("hues-console")
+
 
 # Hardware that will be there after a restart (systemd restarts on anything but 2): EX_TEMPFAIL.
 EXIT_TRY_AGAIN = os.EX_TEMPFAIL
@@ -55,7 +57,7 @@ def play(config_path: str | None, simulator: bool) -> int:
     name = interactive_driver(config, simulator, "sim")
 
     def build(name: str, sources: Callable, hint: Callable | None) -> ConsoleApp:
-        app = build_app(config, name, sources, hint=hint)
+        app = build_app(config, name, sources, hint=hint, journal=_log_journal)
         try:
             attach_web(config, app)
         except WebServerError as exc:
@@ -216,6 +218,12 @@ def run_headless(config_path: str | None, script_path: str, png: str | None,
 
 def _print_journal(kind: str, what: object) -> None:
     print(json.dumps({kind: what}), flush=True)
+
+
+def _log_journal(kind: str, what: object) -> None:
+    """At HUES_LOG_LEVEL=debug the journal shows each action once it is durable, and the record a
+    start offers for resume: what was on the panel before a power cut (tests/box reads it)."""
+    log.debug("%s %s", kind, json.dumps(what))
 
 
 def load_script(path: str) -> tuple[Step, ...]:

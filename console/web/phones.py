@@ -30,7 +30,7 @@ from console.web.pacing import DevicePacers, TooFast
 from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool, device, is_local
 from console.web.seats import SeatBook, SeatError, is_token
 from console.web.server import origin_allowed
-from console.web.views import board_message, giver_seat_locked, seat_view
+from console.web.views import ViewTexts, board_message, giver_seat_locked
 
 log = logging.getLogger("hues-console")
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
@@ -67,7 +67,7 @@ class PhoneRoom:
         self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
-        self._views: tuple[Any, dict] = (None, {})  # (snapshot, the views built from it so far)
+        self._views: tuple[Any, ViewTexts | None] = (None, None)  # (snapshot, the views built from it so far)
         # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
         # message is {"lv": true} is served the panel's frames instead of a seat
         self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
@@ -142,14 +142,10 @@ class PhoneRoom:
         snap = self.hub.snapshot
         built_from, views = self._views
         if built_from is not snap:
-            views = {}
+            views = ViewTexts(snap.game, snap.ui)
             self._views = (snap, views)
-        key = (seat, host, self.book.taken, bool(self.host_pin), self.book.host_seat)
-        text = views.get(key)
-        if text is None:
-            text = views[key] = json.dumps(seat_view(snap.game, snap.ui, seat, host=host, taken=key[2],
-                                                     host_pin=key[3], host_seat=key[4]))
-        return text
+        return views.text(seat, host=host, taken=self.book.taken, host_pin=bool(self.host_pin),
+                          host_seat=self.book.host_seat)
 
     def seats_changed(self) -> None:
         """Keep the seats in the store, tell the app which seats phones hold, and show every

@@ -12,6 +12,8 @@ a phone's first view is built by the same function as every later one.
 
 from __future__ import annotations
 
+import json
+
 from console.game.board import Cell
 from console.game.rules import GameState, current_player, regular_rounds
 from console.view.palette import PAWN_COLORS, board_colors
@@ -38,18 +40,44 @@ def seat_view(game: GameState | None, ui: Ui, seat: int | None, *, host: bool = 
     """The view of `seat` (None: the public view, as the panel stream and watchers get it);
     `host_pin`: whether a PIN can make a phone the host (the page offers it then); `host_seat`:
     the colour whose phone is the host (the others' pages say whom they wait for)."""
-    view = {
+    return {**_view_head(ui, seat, host, taken, host_pin, host_seat),
+            "game": None if game is None else _public_game(game, ui), "you": _yours(game, ui, seat)}
+
+
+class ViewTexts:
+    """The views of one state as sent, `json.dumps(seat_view(...))` to the byte, with the public
+    game (the same for every seat, and most of each view) encoded once: a tap reached 32 phones
+    with ten distinct views, each encoding the whole game again."""
+
+    def __init__(self, game: GameState | None, ui: Ui) -> None:
+        self.game, self.ui = game, ui
+        self._public = json.dumps(None if game is None else _public_game(game, ui))
+        self._texts: dict[tuple, str] = {}
+
+    def text(self, seat: int | None, *, host: bool = False, taken: tuple[int, ...] = (),
+             host_pin: bool = False, host_seat: int | None = None) -> str:
+        key = (seat, host, taken, host_pin, host_seat)
+        text = self._texts.get(key)
+        if text is None:
+            head = json.dumps(_view_head(self.ui, *key))
+            you = json.dumps(_yours(self.game, self.ui, seat))
+            text = self._texts[key] = f'{head[:-1]}, "game": {self._public}, "you": {you}}}'
+        return text
+
+
+def _view_head(ui: Ui, seat: int | None, host: bool, taken: tuple[int, ...], host_pin: bool,
+               host_seat: int | None) -> dict:
+    return {
         "t": "view", "screen": ui.screen, "seat": seat, "host": host, "host_pin": host_pin,
         "host_seat": host_seat, "colors": list(ui.colors),
         "taken": list(taken),
         "setup": {"players": ui.setup.players, "variant": ui.setup.variant,
                   "first_giver": ui.setup.first_giver},
-        "game": None if game is None else _public_game(game, ui),
-        "you": None,
     }
-    if game is not None and seat is not None and seat < game.players:
-        view["you"] = _private(game, ui, seat)
-    return view
+
+
+def _yours(game: GameState | None, ui: Ui, seat: int | None) -> dict | None:
+    return _private(game, ui, seat) if game is not None and seat is not None and seat < game.players else None
 
 
 def public_view(game: GameState | None, ui: Ui) -> dict:

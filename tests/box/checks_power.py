@@ -1,0 +1,252 @@
+"""The box through what a party does to it: a console that hangs (the watchdog), Start held down
+(the power-off through logind and polkit, with another session logged in), and the plug pulled
+again and again over one game (SIGKILL to the whole container), sometimes with the append-only
+file's tail damaged as a power cut leaves it. One game runs through all of them, and every power-on
+measures the time to the first frame, as the console logs it.
+
+"Shown" and "acknowledged" are what the console logged as durable (tests/box/machine.py,
+ConsoleLog): it logs an action once its journal has it on disk, before the frame that shows it."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import statistics
+import threading
+import time
+
+from tests.box.checks_service import console_up, journal, process_status
+from tests.box.game import SETTLE_S, BoxGame
+from tests.box.machine import ConsoleLog
+from tests.box.root import BoxError
+
+WATCHDOG_LIMIT_S = 20  # SIGSTOP to the console's READY again
+POWER_CUTS = int(os.environ.get("HUES_BOX_POWER_CUTS", "12"))
+DAMAGE_EVERY = 3  # every third power cut also damages the append-only file's tail
+INCR_DIR = "/var/lib/redis/appendonlydir"
+
+
+def presses_ready(stage, timeout: float = 30) -> None:
+    stage.box.wait_for("the console to read its buttons", stage.presses.ready, timeout, poll_s=0.05)
+
+
+class Party:
+    """The one game that goes on through the checks of this module."""
+
+    def __init__(self, stage):
+        self.stage = stage
+        self.game = BoxGame(stage.presses)
+        self.log: ConsoleLog | None = None
+        self.acknowledged: list[dict] = []  # every action the console said was durable
+        self.first_frames: list[float] = []
+
+    def follow(self) -> ConsoleLog:
+        if self.log is not None:
+            self.log.close()
+        self.log = ConsoleLog(self.stage.box)
+        return self.log
+
+    def power_on(self) -> list[dict]:
+        """Boot, wait for READY and for the console to offer the game; returns what it offers,
+        checked against everything acknowledged before."""
+        box = self.stage.box
+        box.boot()
+        log = self.follow()
+        console_up(self.stage)
+        line = log.wait("the first frame", lambda: next((l for l in log.lines if "first frame" in l), None), 30)
+        self.first_frames.append(float(line.split("first frame ")[1].split()[0]) - box.clock_start)
+        offered = log.wait("the console to offer the unfinished game", lambda: log.resumed, 30)[-1]
+        self.agrees(offered)
+        self.acknowledged = list(offered)
+        return offered
+
+    def agrees(self, found: list[dict]) -> None:
+        lost = len(self.acknowledged) - len(found)
+        assert found[:len(self.acknowledged)] == self.acknowledged, (
+            f"{max(lost, 0)} acknowledged actions lost (or changed): the console had said "
+            f"{len(self.acknowledged)} were durable and offers {len(found)}")
+        assert found == self.game.planned[:len(found)], "the console offers moves that were never played"
+
+    def play_on(self, resumed: bool, until) -> threading.Thread:
+        """Press the rest of the game in a thread of its own (it stops when the box goes off)."""
+        done = len(self.acknowledged)
+
+        def press():
+            time.sleep(SETTLE_S)
+            try:
+                self.game.play(self.game.rest(done, resumed), until=until)
+            except OSError:
+                pass  # the box went off under the presses: the FIFO has no reader
+
+        presser = threading.Thread(target=press, daemon=True)
+        presser.start()
+        return presser
+
+def party(stage) -> Party:
+    if not hasattr(stage, "party"):
+        stage.party = Party(stage)
+    return stage.party
+
+
+def watchdog(stage) -> str:
+    """SIGSTOP the console mid-game: systemd's watchdog kills it and starts it again, and the
+    game it offers holds every pawn it had shown."""
+    box, the = stage.box, party(stage)
+    log = the.follow()
+    console_up(stage)
+    presses_ready(stage)
+    the.game.start(log)
+    the.game.play(the.game.rest(1, resumed=False), until=lambda: len(log.stored) >= 8)
+    time.sleep(SETTLE_S)
+    shown = list(log.stored)
+    the.acknowledged = shown
+    before = box.show("hues-console.service", "MainPID", "NRestarts", "WatchdogUSec", "RestartUSec")
+    stopped = time.monotonic()
+    box.run("systemctl", "kill", "--kill-who=main", "--signal=SIGSTOP", "hues-console.service")
+    stage.presses.reset()
+
+    def restarted():
+        now = box.show("hues-console.service", "MainPID", "ActiveState", "SubState", "NRestarts")
+        return now if now["MainPID"] not in ("0", before["MainPID"]) and now["SubState"] == "running" else None
+
+    after = box.wait_for("the console to be restarted", restarted, 60)
+    took = time.monotonic() - stopped
+    offered = log.wait("the restarted console to offer the game", lambda: log.resumed, 30)[-1]
+    the.agrees(offered)
+    assert len(offered) == len(shown), f"offered {len(offered)} actions, {len(shown)} were shown"
+    said = journal(stage, 200)
+    assert "Watchdog timeout" in said, said[-1500:]
+    stage.figure("watchdog_restart_s", round(took, 1))
+    assert took <= WATCHDOG_LIMIT_S, f"READY again {took:.1f} s after SIGSTOP (at most {WATCHDOG_LIMIT_S} s)"
+    return (f"SIGSTOP mid-game (WatchdogSec={int(before['WatchdogUSec'].rstrip('s') or 0)}s, "
+            f"RestartSec={before['RestartUSec']}): killed by the watchdog and READY again in {took:.1f} s "
+            f"(NRestarts {before['NRestarts']} -> {after['NRestarts']}); the game offered holds all "
+            f"{len(shown)} shown actions")
+
+
+def power_off_by_start(stage) -> str:
+    """Start held down powers the box off: `systemctl poweroff` as the console's user `hues`,
+    asked of logind over D-Bus and allowed by the installer's polkit rule, with another session
+    open and no capability at all."""
+    return hold_start_to_power_off(stage, "hues", "0000000000000000")
+
+
+def hold_start_to_power_off(stage, user: str, capabilities: str) -> str:
+    """Holds Start until the box is off; what it proved. The console runs as `user` with the
+    bounding set `capabilities` (never CAP_SYS_BOOT), while guest has a session open."""
+    box, the = stage.box, party(stage)
+    console = console_up(stage)
+    status = process_status(stage, console["MainPID"])
+    assert status["CapBnd"].strip() == capabilities, status["CapBnd"]
+    assert not int(status["CapBnd"], 16) & (1 << 22), "CAP_SYS_BOOT is in the bounding set"
+    owner = box.run("stat", "-c", "%U", f"/proc/{console['MainPID']}").stdout.strip()
+    assert owner == user, f"the console runs as {owner}, not {user}"
+    box.run("systemd-run", "--unit=guest-session", "--uid=guest", "--property=PAMName=login", "/bin/sleep", "infinity")
+    sessions = box.wait_for("guest's session", lambda: [
+        line for line in box.run("loginctl", "list-sessions", "--no-legend").stdout.splitlines() if " guest " in f" {line} "], 10)
+    presses_ready(stage)
+    if the.log is not None:
+        the.log.close()  # nothing of this machine's in the box while it shuts down
+        the.log = None
+    time.sleep(SETTLE_S)
+    held = time.monotonic()
+    try:
+        stage.presses.hold("start", 6.0)
+    except OSError:
+        pass  # the box is going down while Start is still held
+    stage.presses.reset()
+    code = box.wait_off(60)
+    if code is None:
+        said = box.run("journalctl", "-b", "-o", "short", "-n", "60", check=False).stdout
+        raise BoxError(f"the box is still on 60 s after Start was held; its journal:\n{said}")
+    took = time.monotonic() - held
+    said = last_boot_journal(stage)
+    assert "shutdown button held: powering off" in said, said[-1500:]
+    assert "System is powering down" in said, said[-1500:]
+    stage.figure(f"power_off_{user}_after_hold_start_s", round(took, 1))
+    return (f"Start held: the box powered off {took:.1f} s later (nspawn exit {code}) with the console "
+            f"as {user}, CapBnd {capabilities}, and guest's session {sessions[0].split()[0]} open; logind: "
+            f"'System is powering down'")
+
+
+def last_boot_journal(stage) -> str:
+    """The box's journal of its last boot, read from its disk here (the box is off)."""
+    out = subprocess.run(["journalctl", f"--directory={stage.box.file('/var/log/journal')}", "-b", "-o",
+                          "short-monotonic", "--no-pager"], capture_output=True, text=True)
+    return out.stdout
+
+
+def damage_tail(stage, kind: str) -> str:
+    """What a power cut leaves at the end of Redis's newest incr file: a page the file grew by
+    but whose data never reached the card (zeros), or a command written only in part."""
+    directory = stage.box.file(INCR_DIR)
+    incr = max(directory.glob("appendonly.aof.*.incr.aof"), key=lambda p: int(p.name.split(".")[2]))
+    data = incr.read_bytes()
+    if kind == "zeroed":
+        incr.write_bytes(data + bytes(random.randint(1, 8) * 512))
+    else:
+        last = data.rfind(b"*1\r\n$5\r\nMULTI")
+        cut = data[last:] if last >= 0 else data[-200:]
+        incr.write_bytes(data + cut[:random.randint(1, max(1, len(cut) - 1))])
+    return f"{kind} tail on {incr.name}"
+
+
+def power_cuts(stage) -> str:
+    """The plug pulled at random moments of one game, POWER_CUTS times, and the box switched on
+    again each time: nothing acknowledged is lost and the game goes on to its end."""
+    box, the, rng = stage.box, party(stage), random.Random(19)
+    cuts, damaged, offered = 0, [], the.power_on()
+    while True:
+        log = the.log
+        resumed = bool(log.resumed)
+        if cuts >= POWER_CUTS:
+            break
+        extra = rng.randint(1, 4)
+        target = len(log.stored) + extra
+        presser = the.play_on(resumed, until=lambda: len(log.stored) >= target + 2)
+        log.wait(f"{extra} more actions", lambda: len(log.stored) >= target or not presser.is_alive(), 120)
+        time.sleep(rng.uniform(0, 0.3))
+        the.acknowledged = offered + list(log.stored)
+        if the.game.finished(the.acknowledged):
+            raise BoxError("the game ended before the power cuts did: plan a longer game")
+        box.cut_power()
+        stage.presses.reset()
+        log.close()
+        cuts += 1
+        if cuts % DAMAGE_EVERY == 0:
+            damaged.append(damage_tail(stage, "zeroed" if len(damaged) % 2 == 0 else "torn"))
+        offered = the.power_on()
+        if cuts % DAMAGE_EVERY == 0:
+            repair = journal(stage, 50, "redis-server.service")
+            assert "redis-repair-aof:" in repair, repair[-1500:]
+    presser = the.play_on(True, until=None)
+    presser.join(600)
+    done = the.log.wait("the game's end", lambda: the.game.finished(offered + the.log.stored), 60)
+    final = offered + the.log.stored
+    assert final == the.game.planned, "the game that ended is not the one played"
+    stage.figure("power_cuts", {"cuts": cuts, "damaged": damaged, "actions": len(final)})
+    frames = the.first_frames
+    stage.figure("boot_to_first_frame_s", {"boots": len(frames), "median": round(statistics.median(frames), 2),
+                                           "max": round(max(frames), 2), "min": round(min(frames), 2)})
+    return (f"{cuts} power cuts (SIGKILL to the box's PID 1) over a game of {len(final)} actions, "
+            f"{len(damaged)} with a damaged AOF tail ({', '.join(damaged)}), repaired at boot; 0 acknowledged "
+            f"actions lost; the game went on to its end, as planned (done: {bool(done)})")
+
+
+def boot_to_first_frame(stage) -> str:
+    frames = party(stage).first_frames
+    assert frames, "no power-on measured"
+    assert all(0 < f < 60 for f in frames), frames
+    median = statistics.median(frames)
+    return (f"{len(frames)} power-ons: first frame {median:.2f} s after the box's clock started (median; "
+            f"{min(frames):.2f}-{max(frames):.2f} s; goal 3 s), measured by the console (CLOCK_BOOTTIME in "
+            f"the box's time namespace)")
+
+
+CHECKS = [
+    ("watchdog_restarts_a_hung_console", watchdog),
+    ("power_off_by_holding_start", power_off_by_start),
+    ("power_cuts_lose_nothing", power_cuts),
+    ("boot_to_first_frame", boot_to_first_frame),
+]

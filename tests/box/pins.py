@@ -1,0 +1,40 @@
+"""The buttons of the box in the container: a gpiozero pin factory whose pins a FIFO drives.
+
+There are no GPIO lines in the container, so the console's `lgpio` factory has nothing to open.
+This is gpiozero's own `MockFactory` (gpiozero/pins/mock.py: MockPin.drive_low()/drive_high()
+change the pin's state and call the edge callbacks, bounce time included, as lgpio's alert thread
+calls them on a Pi), with one thread that reads lines "PIN LEVEL" (BCM number, 0 or 1) from the
+FIFO $HUES_BOX_PRESSES and drives those pins: a button wired to ground with the pull-up on reads 0
+while pressed. The test drives it from outside the container (tests/box/machine.py, `Presses`).
+
+The container's Python finds it as the pin factory `box-fifo` through the entry point the stage
+writes beside it (gpiozero looks $GPIOZERO_PIN_FACTORY up in the group gpiozero_pin_factories).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from gpiozero.pins.mock import MockFactory
+
+FIFO = "/run/hues-box/presses"
+ENTRY_POINTS = "[gpiozero_pin_factories]\nbox-fifo = hues_box_pins:FifoFactory\n"
+
+
+class FifoFactory(MockFactory):
+    def __init__(self):
+        super().__init__()
+        threading.Thread(target=self._read, args=(os.environ.get("HUES_BOX_PRESSES", FIFO),),
+                         name="box-presses", daemon=True).start()
+
+    def _read(self, path: str) -> None:
+        while True:
+            with open(path, encoding="ascii") as fifo:  # waits for the test to open it
+                for line in fifo:
+                    pin, level = line.split()
+                    mock = self.pin(int(pin))
+                    if level == "0":
+                        mock.drive_low()
+                    else:
+                        mock.drive_high()
