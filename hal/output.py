@@ -37,6 +37,7 @@ from hal.light import LINEAR, LightResponse
 # Brightness is applied in 1/255 steps: one cached translate table per step.
 BRIGHTNESS_STEPS = 255
 RISE_AFTER = 1.1  # a dimmed level rises only for a frame that fits at 10 % more
+PROCESSED_KEPT = 64  # frames whose drive bytes are kept: a still screen's pictures (the glint's 48)
 
 
 class OutputSettingsError(ValueError):
@@ -139,6 +140,7 @@ class OutputStage:
         self._tables: dict[int, tuple[bytes, bytes]] = {}
         self._seen_tables: dict[int, bytes] = {}
         self._last_level: tuple[Frame | None, int] = (None, 0)  # the frame `process` was last given, its level
+        self._processed: dict[tuple, tuple[int, bytes]] = {}  # (pixels, size, held level, ceiling) -> (level, bytes)
 
     @property
     def brightness(self) -> float:
@@ -180,11 +182,22 @@ class OutputStage:
 
     def process(self, frame: Frame) -> bytes:
         """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the
-        supply (at the last frame's level while that fits and is close to the best)."""
-        level = self._level_for(frame, self._last_level[1] if self._last_level[0] is not None else None)
+        supply (at the last frame's level while that fits and is close to the best). A still
+        screen goes round a few pictures (four while guessing, 48 on the idle board), so the last PROCESSED_KEPT are
+        kept: each is worked out once, then looked up."""
+        held = self._last_level[1] if self._last_level[0] is not None else None
+        key = (bytes(frame.pixels), frame.width, frame.height, held, self._level)
+        done = self._processed.pop(key, None)
+        if done is None:
+            level = self._level_for(frame, held)
+            done = (level, self.layout.to_chain(frame.pixels.translate(self.table(level))))
+            if len(self._processed) >= PROCESSED_KEPT:
+                del self._processed[next(iter(self._processed))]  # the least recently used
+        self._processed[key] = done
+        level, leds = done
         self.last_brightness = level / BRIGHTNESS_STEPS
         self._last_level = (frame, level)
-        return self.layout.to_chain(frame.pixels.translate(self.table(level)))
+        return leds
 
     def seen(self, frame: Frame) -> bytes:
         """The frame as the LEDs show it, for a screen (the browser's panel): each channel's light

@@ -122,6 +122,20 @@ def test_ws281x_sets_exactly_the_leds_whose_bytes_changed(frames):
         before = leds
 
 
+def test_ws281x_going_round_a_few_pictures_sets_each_change_again():
+    driver = Ws281xDriver(LEDS, strip_factory=PixelStripStandIn)
+    strip = driver.strip
+    pictures = [leds_with((5, (9, 9, 9))), leds_with((5, (9, 9, 9)), (6, (1, 0, 0))), leds_with((7, (0, 3, 0)))]
+    for _ in range(50):  # more rounds than changes kept
+        for leds in pictures:
+            calls = strip.set_calls
+            before = list(strip.pixels)
+            driver.show(leds, Frame(32, 16))
+            assert strip.pixels == list(led_colors(leds))
+            assert strip.set_calls - calls == sum(a != b for a, b in zip(before, strip.pixels))
+    assert len(driver._changes) <= ws281x_module.CHANGES_KEPT
+
+
 def test_ws281x_clear_and_close_turn_everything_off():
     driver = Ws281xDriver(LEDS, strip_factory=PixelStripStandIn)
     driver.show(bytes(range(256)) * 6, Frame(32, 16))

@@ -262,6 +262,7 @@ class Ws281xDriver(ChainDriver):
                 raise DeviceNotReadyError(not_ready) from error
             raise DriverError(probe.diagnose(pin, error)) from error
         self._shown = bytes(led_count * 3)
+        self._changes: dict[tuple[bytes, bytes], list[tuple[int, int]]] = {}  # (from, to) -> (LED, colour)s
         self._transmit()
 
     def _transmit(self) -> None:
@@ -277,17 +278,24 @@ class Ws281xDriver(ChainDriver):
         leds = bytes(leds)
         if leds == self._shown:
             return
-        colors = led_colors(leds)
+        changes = self._changes.pop((self._shown, leds), None)
+        if changes is None:  # a still screen goes round a few pictures: each change is worked out once
+            colors = led_colors(leds)
+            changes = [(n, colors[n]) for n in changed_leds(self._shown, leds)]
+            if len(self._changes) >= CHANGES_KEPT:
+                del self._changes[next(iter(self._changes))]  # the least recently used
+        self._changes[(self._shown, leds)] = changes
         set_pixel = self.strip.setPixelColor
         try:
-            for n in changed_leds(self._shown, leds):
-                set_pixel(n, colors[n])
+            for n, color in changes:
+                set_pixel(n, color)
         except (RuntimeError, ValueError, TypeError, OverflowError) as error:
             raise DriverError(f"rpi-ws281x refused a pixel: {error}") from error
         self._shown = leds
         self._transmit()
 
 
+CHANGES_KEPT = 64  # frame-to-frame changes kept: a still screen's (the idle board's glint makes 48)
 _MARKS = bytes([0] + [1] * 255)  # a translate table: 1 where a byte is not 0
 
 
