@@ -414,12 +414,13 @@ class ConsoleApp:
     def _push(self, now: float) -> float:
         """Draw, show the frame if it changed, tell the web and systemd; returns when the frame
         can next change."""
-        frame, until = self._draw(now)
-        # The state the frame was drawn from goes first: the hub pairs each frame with the state
-        # published before it (the spectator view hides the secret screen's frames by it).
+        # The state goes first, before it is even drawn: the phones hear of a tap without waiting
+        # for the panel's frame, and the hub pairs each frame with the state published before it
+        # (the spectator view hides the secret screen's frames by it).
         if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
             self._published = (self.game, self.ui)
             self.publisher.publish_state(self.game, self.ui, now)
+        frame, until = self._draw(now)
         if self.panel.show(frame):
             self.stats.frames_pushed += 1
             if self.publisher is not None:

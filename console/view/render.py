@@ -185,9 +185,16 @@ def _frame_from(base: bytes, width: int, height: int) -> Frame:
 
 def _draw_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], at: Moment) -> None:
     """Every pawn in its player's colour, then dark, in each PAWN_S period."""
-    if not pawns:
-        return
-    lit = at.blink(1 / PAWN_S, PAWN_LIT)
+    _put_pawns(pixels, width, pawns, colors, _pawns_lit(pawns, at))
+
+
+def _pawns_lit(pawns: tuple[Pawn, ...], at: Moment) -> bool:
+    """Whether the pawns are in their colour now (asked only when there are pawns: no wake-ups
+    for a blink nobody sees)."""
+    return bool(pawns) and at.blink(1 / PAWN_S, PAWN_LIT)
+
+
+def _put_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], lit: bool) -> None:
     for pawn in pawns:
         i = (pawn.cell.row * width + pawn.cell.col) * 3
         pixels[i : i + 3] = _INK_BYTES[colors[pawn.player]] if lit else _BLACK
@@ -273,13 +280,30 @@ def _status_rows(color: str, lit: bool, phase: str, lower: tuple[bytes, ...] | N
 
 
 def _draw_status(frame: Frame, state: GameState, ui: Ui, at: Moment, lower: tuple[bytes, ...] | None = None) -> None:
+    _put_status(frame.pixels, frame.width, _status_now(state, at, lower))
+
+
+def _status_now(state: GameState, at: Moment, lower: tuple[bytes, ...] | None) -> tuple[bytes, ...]:
     actor = current_player(state)  # nobody while the last pawn of a round waits to be let stand
     color = state.colors[state.giver if actor is None else actor]
-    rows = _status_rows(color, actor is None or at.blink(ACT_HZ, PAWN_LIT), state.phase, lower)
-    pixels, width = frame.pixels, frame.width
+    return _status_rows(color, actor is None or at.blink(ACT_HZ, PAWN_LIT), state.phase, lower)
+
+
+def _put_status(pixels: bytearray, width: int, rows: tuple[bytes, ...]) -> None:
     for y, line in enumerate(rows):
         i = (y * width + STATUS_X) * 3
         pixels[i : i + 6] = line
+
+
+@lru_cache(maxsize=32)
+def _play_base(width: int, height: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], lit: bool,
+               status: tuple[bytes, ...]) -> bytes:
+    """The play screen under its cursors: the board, the pawns (lit or dark) and the status
+    columns. A still screen goes round two or three of these, so a frame is a copy and a cursor."""
+    pixels = bytearray(_board_bytes(width, height))
+    _put_pawns(pixels, width, pawns, colors, lit)
+    _put_status(pixels, width, status)
+    return bytes(pixels)
 
 
 @lru_cache(maxsize=None)
@@ -349,17 +373,16 @@ def _play(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fram
     """Clues and guesses: the whole board with its pawns; while guessing the cursor and, in the
     status columns, the loupe; in the second clue the giver's choice, C or P."""
     phase = state.phase
-    frame = _frame_from(_board_bytes(width, height), width, height)
-    pixels = frame.pixels
-    _draw_pawns(pixels, width, state.pawns, state.colors, at)  # a pending pawn is in the record
     guessing = phase in ("guess1", "guess2")
-    _draw_cursors(pixels, width, state, ui, at, own=guessing)
     lower = None
     if guessing:
         lower = _loupe(ui.cursor)
     elif phase == "clue2":
         lower = _glyph(_CHOICE_GLYPHS[ui.choice], WHITE)
-    _draw_status(frame, state, ui, at, lower)
+    lit = _pawns_lit(state.pawns, at)  # a pending pawn is in the record
+    base = _play_base(width, height, state.pawns, state.colors, lit, _status_now(state, at, lower))
+    frame = _frame_from(base, width, height)
+    _draw_cursors(frame.pixels, width, state, ui, at, own=guessing)
     return frame
 
 
