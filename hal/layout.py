@@ -16,7 +16,10 @@ WLED's 2D set-up so that a host can copy them from a panel's datasheet:
   and top-bottom (panels seen from behind, or mounted upside down).
 
 Building the table costs a Python loop over every LED; doing it once keeps the per-frame work a
-single precomputed reorder in the output stage.
+precomputed reorder in the output stage: the chain is cut into runs along which the logical
+pixel moves by a fixed step (a panel's row, or column, forward or back), and each run is one
+slice copy (three, one a channel, when it runs backwards or down a column): 64 copies for the
+32x16 panel, against an index per byte.
 """
 
 from __future__ import annotations
@@ -123,7 +126,7 @@ class Layout:
     tests of a single small panel pass a smaller one.
     """
 
-    __slots__ = ("options", "width", "height", "led_count", "chain_index", "logical_index")
+    __slots__ = ("options", "width", "height", "led_count", "chain_index", "logical_index", "_copies")
 
     def __init__(
         self,
@@ -155,6 +158,38 @@ class Layout:
         for logical, chain in enumerate(self.chain_index):
             inverse[chain] = logical
         self.logical_index: tuple[int, ...] = tuple(inverse)
+        self._copies = _run_copies(self.logical_index)
+
+    def to_chain(self, pixels: bytes | bytearray) -> bytes:
+        """Logical pixels (3 bytes each, row by row) in chain order: `pixels` of the LED at
+        chain position n is logical pixel `logical_index[n]`."""
+        chain = bytearray(len(pixels))
+        for to, source in self._copies:
+            chain[to] = pixels[source]
+        return bytes(chain)
 
     def __repr__(self) -> str:
         return f"Layout({self.width}x{self.height}, {self.options})"
+
+
+def _run_copies(logical_index: tuple[int, ...]) -> tuple[tuple[slice, slice], ...]:
+    """(chain bytes, logical bytes) slice pairs that reorder a frame: one per run of chain
+    positions whose logical pixels are `step` apart, one per channel where step is not 1."""
+    copies = []
+    start, count = 0, len(logical_index)
+    while start < count:
+        first = logical_index[start]
+        step = logical_index[start + 1] - first if start + 1 < count else 1
+        end = start + 1
+        while end < count and logical_index[end] - logical_index[end - 1] == step:
+            end += 1
+        length = end - start
+        if step == 1:
+            copies.append((slice(3 * start, 3 * end), slice(3 * first, 3 * (first + length))))
+        else:
+            for channel in range(3):
+                stop = 3 * (first + step * length) + channel  # past the run's last pixel; below 0: to the start
+                copies.append((slice(3 * start + channel, 3 * end, 3),
+                               slice(3 * first + channel, stop if stop >= 0 else None, 3 * step)))
+        start = end
+    return tuple(copies)

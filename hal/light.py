@@ -9,6 +9,7 @@ current limiter counts, the palette check measures and the renderer's colour che
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 
@@ -27,9 +28,14 @@ class LightResponse:
 
     def _nearest_byte(self, light: int) -> int:
         """The byte whose light is nearest to `light`: the darker one on a tie, and the lowest
-        byte among those giving the same light."""
+        byte among those giving the same light. The table rises, so the nearest light is one of
+        the two around `light` (a bisection, not a search of all 256 at every start)."""
         table = self.table
-        return min(range(256), key=lambda byte: (abs(table[byte] - light), table[byte], byte))
+        above = bisect.bisect_left(table, light)  # the first byte giving `light` or more
+        below = bisect.bisect_left(table, table[above - 1]) if above else None  # the lowest giving the light under it
+        if above == 256 or (below is not None and light - table[below] <= table[above] - light):
+            return below
+        return above
 
     def light(self, written: bytes) -> bytes:
         """The light the LEDs get from the bytes `written` (any length, a byte a channel)."""

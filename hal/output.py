@@ -11,17 +11,22 @@ current limiter and the palette check count the light the LEDs really get.
 
 A 32x16 panel at full white draws far more than a small supply gives, so, like WLED, the stage
 estimates each frame's current from that light and dims a frame that would exceed the budget
-just enough to fit.
+just enough to fit. The whole board at the default supply is such a frame, and its level then
+followed every blink: pawns going dark let the rest of the board 5 % brighter, and every LED
+changed with them (a room sees the board pump; the driver rewrites 500 LEDs for 17). So the
+level holds: a frame gets the last frame's level while it fits at it and would not fit at
+RISE_AFTER times it; brighter frames are dimmed at once, much darker ones let up at once.
 
 Everything per frame is a whole-buffer C-level operation on precomputed data: two 256-byte
 translate tables per brightness step (bytes to write, light they give; built lazily, then
-cached), one `sum` for the estimate (a frame the limiter dims takes a few more) and one `itemgetter` over byte positions for the chain order.
+cached), a byte sum or two for the estimate (`byte_sum`; a frame the limiter dims anew takes a
+few more) and the layout's slice copies for the chain order.
 """
 
 from __future__ import annotations
 
 import math
-import operator
+import zlib
 from dataclasses import dataclass
 
 from hal.drivers.base import Driver
@@ -31,6 +36,8 @@ from hal.light import LINEAR, LightResponse
 
 # Brightness is applied in 1/255 steps: one cached translate table per step.
 BRIGHTNESS_STEPS = 255
+RISE_AFTER = 1.1  # a dimmed level rises only for a frame that fits at 10 % more
+PROCESSED_KEPT = 64  # frames whose drive bytes are kept: a still screen's pictures (the glint's 48)
 
 
 class OutputSettingsError(ValueError):
@@ -68,7 +75,7 @@ class PowerBudget:
 
     def estimate_ma(self, leds: bytes) -> float:
         """Estimated current of a chain driven with `leds` (3 drive bytes an LED, any order)."""
-        return self.current_ma(sum(leds), len(leds) // 3)
+        return self.current_ma(byte_sum(leds), len(leds) // 3)
 
     def current_ma(self, channel_sum: int, led_count: int) -> float:
         """Estimated current of `led_count` LEDs whose drive bytes add up to `channel_sum`."""
@@ -77,6 +84,18 @@ class PowerBudget:
     def watts(self, current_ma: float) -> float:
         """What a draw of `current_ma` costs the supply: for sizing the supply and its cabling."""
         return current_ma * self.supply_volts / 1000
+
+
+_SUM_CHUNK = 256  # 256 bytes add up to at most 65,280, below adler32's modulus
+
+
+def byte_sum(data: bytes | bytearray) -> int:
+    """sum(data), counted in C: the low half of zlib.adler32 is 1 + the sum of the bytes modulo
+    65,521 (RFC 1950), so for chunks of 256 bytes it is the sum itself. `sum()` iterates a
+    Python int a byte, 10 us a frame here and ten times that on a Pi Zero 2 W."""
+    view = memoryview(data)
+    chunks = range(0, len(view), _SUM_CHUNK)
+    return sum(zlib.adler32(view[i : i + _SUM_CHUNK]) & 0xFFFF for i in chunks) - len(chunks)
 
 
 def _is_number(value: object) -> bool:
@@ -121,9 +140,7 @@ class OutputStage:
         self._tables: dict[int, tuple[bytes, bytes]] = {}
         self._seen_tables: dict[int, bytes] = {}
         self._last_level: tuple[Frame | None, int] = (None, 0)  # the frame `process` was last given, its level
-        self._to_chain = operator.itemgetter(
-            *(3 * pixel + channel for pixel in layout.logical_index for channel in range(3))
-        )
+        self._processed: dict[tuple, tuple[int, bytes]] = {}  # (pixels, size, held level, ceiling) -> (level, bytes)
 
     @property
     def brightness(self) -> float:
@@ -164,11 +181,23 @@ class OutputStage:
         return self.response.light(leds)
 
     def process(self, frame: Frame) -> bytes:
-        """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the supply."""
-        level = self._level_for(frame)
+        """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the
+        supply (at the last frame's level while that fits and is close to the best). A still
+        screen goes round a few pictures (four while guessing, 48 on the idle board), so the last PROCESSED_KEPT are
+        kept: each is worked out once, then looked up."""
+        held = self._last_level[1] if self._last_level[0] is not None else None
+        key = (bytes(frame.pixels), frame.width, frame.height, held, self._level)
+        done = self._processed.pop(key, None)
+        if done is None:
+            level = self._level_for(frame, held)
+            done = (level, self.layout.to_chain(frame.pixels.translate(self.table(level))))
+            if len(self._processed) >= PROCESSED_KEPT:
+                del self._processed[next(iter(self._processed))]  # the least recently used
+        self._processed[key] = done
+        level, leds = done
         self.last_brightness = level / BRIGHTNESS_STEPS
         self._last_level = (frame, level)
-        return bytes(self._to_chain(frame.pixels.translate(self.table(level))))
+        return leds
 
     def seen(self, frame: Frame) -> bytes:
         """The frame as the LEDs show it, for a screen (the browser's panel): each channel's light
@@ -180,7 +209,7 @@ class OutputStage:
         nothing in the stage, so another thread may call it."""
         processed, level = self._last_level
         if processed is not frame:  # not the frame the panel was last given: count it again
-            level = self._level_for(frame)
+            level = self._level_for(frame, level if processed is not None else None)
         table = self._seen_tables.get(level)
         if table is None:
             light, scale, inverse = self.light_table(level), max(1, level), 1 / self.gamma
@@ -188,8 +217,9 @@ class OutputStage:
                 min(255, round(255 * (light[v] / scale) ** inverse)) for v in range(256))
         return bytes(frame.pixels.translate(table))
 
-    def _level_for(self, frame: Frame) -> int:
-        """The brightness level the limiter lets through for `frame`."""
+    def _level_for(self, frame: Frame, held: int | None) -> int:
+        """The brightness level the limiter lets through for `frame`, `held` the last frame's
+        (None: none yet): kept while the frame fits at it and would not fit at RISE_AFTER times it."""
         layout = self.layout
         if frame.width != layout.width or frame.height != layout.height:
             raise ValueError(
@@ -197,13 +227,17 @@ class OutputStage:
                 f"{layout.height} LED layout"
             )
         pixels, level = frame.pixels, self._level
+        if held is not None and held < level:
+            rise = min(level, int(held * RISE_AFTER) + 1)
+            if not self._fits(self._light_sum(pixels, rise)) and self._fits(self._light_sum(pixels, held)):
+                return held
         light_sum = self._light_sum(pixels, level)
         if self._fits(light_sum):
             return level
         return self._limit(pixels, level, light_sum)
 
     def _light_sum(self, pixels: bytearray, level: int) -> int:
-        return sum(pixels.translate(self.light_table(level)))
+        return byte_sum(pixels.translate(self.light_table(level)))
 
     def _fits(self, light_sum: int) -> bool:
         power = self.power

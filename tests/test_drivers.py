@@ -6,6 +6,8 @@ import re
 
 import pytest
 import rpi_ws281x
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from hal.drivers import DRIVER_NAMES, DriverError, make_driver
@@ -14,7 +16,7 @@ from hal.drivers.leds_dev import KERNEL_GAMMA, DeviceNotReadyError, LedsDevDrive
 from hal.drivers.sim_headless import HeadlessDriver
 from hal.drivers.sim_png import PngDriver
 from hal.drivers.sim_terminal import HIDE_CURSOR, SHOW_CURSOR, TerminalDriver
-from hal.drivers.ws281x import STRIP_TYPES, PiProbe, PixelStripStandIn, Ws281xDriver
+from hal.drivers.ws281x import STRIP_TYPES, PiProbe, PixelStripStandIn, Ws281xDriver, changed_leds, led_colors
 from hal.frame import Frame
 from hal.layout import Layout, LayoutOptions
 from hal.output import OutputStage, PowerBudget
@@ -102,6 +104,36 @@ def test_ws281x_sets_only_the_leds_that_changed():
     assert (strip.set_calls, strip.shows) == (4, 3)
     driver.show(leds_with((0, (1, 2, 3)), (100, (0, 0, 9))), Frame(32, 16))
     assert (strip.set_calls, strip.shows) == (4, 3)  # nothing changed, nothing sent
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.binary(min_size=LEDS * 3, max_size=LEDS * 3) | st.lists(
+    st.tuples(st.integers(0, LEDS - 1), st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255))),
+    max_size=6).map(lambda lit: leds_with(*lit)), min_size=1, max_size=4))
+def test_ws281x_sets_exactly_the_leds_whose_bytes_changed(frames):
+    driver = Ws281xDriver(LEDS, strip_factory=PixelStripStandIn)
+    strip, before = driver.strip, bytes(LEDS * 3)
+    for leds in frames:
+        assert list(changed_leds(before, leds)) == [n for n in range(LEDS) if before[3 * n:3 * n + 3] != leds[3 * n:3 * n + 3]]
+        calls = strip.set_calls
+        driver.show(leds, Frame(32, 16))
+        assert strip.set_calls - calls == len(list(changed_leds(before, leds)))
+        assert strip.pixels == list(led_colors(leds))
+        before = leds
+
+
+def test_ws281x_going_round_a_few_pictures_sets_each_change_again():
+    driver = Ws281xDriver(LEDS, strip_factory=PixelStripStandIn)
+    strip = driver.strip
+    pictures = [leds_with((5, (9, 9, 9))), leds_with((5, (9, 9, 9)), (6, (1, 0, 0))), leds_with((7, (0, 3, 0)))]
+    for _ in range(50):  # more rounds than changes kept
+        for leds in pictures:
+            calls = strip.set_calls
+            before = list(strip.pixels)
+            driver.show(leds, Frame(32, 16))
+            assert strip.pixels == list(led_colors(leds))
+            assert strip.set_calls - calls == sum(a != b for a, b in zip(before, strip.pixels))
+    assert len(driver._changes) <= ws281x_module.CHANGES_KEPT
 
 
 def test_ws281x_clear_and_close_turn_everything_off():

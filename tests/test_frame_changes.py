@@ -146,6 +146,24 @@ def test_the_wake_ups_on_a_screen_are_its_frame_changes(name):
     assert wakes and changes >= len(wakes) - 2  # a wake-up without a change is rare (an expiry)
 
 
+def changed_pixels(a, b) -> int:
+    return sum(a.pixels[i:i + 3] != b.pixels[i:i + 3] for i in range(0, len(a.pixels), 3))
+
+
+@pytest.mark.parametrize("name, per_second, pixels", [
+    ("guessing", 6, 26),  # one beat: 17 pawns, the cursor and the acting swatch (8) change together
+    ("idle board", 5, 64),  # a glint crossing the board one diagonal at a time, then stillness
+])
+def test_a_still_screen_changes_a_few_times_a_second_and_a_few_pixels_at_a_time(name, per_second, pixels):
+    """What a room reads at a glance need not be redrawn whole 8 times a second: each wake-up
+    costs the box a render, the output stage and a driver call per changed LED."""
+    game, ui = SCREENS[name]()
+    wakes, _ = walk(game, ui, 1000.05, 20.0, step_ms=10)
+    assert len(wakes) <= per_second * 20
+    frames = [render(game, ui, t) for t in [1000.05, *wakes]]
+    assert max(changed_pixels(a, b) for a, b in zip(frames, frames[1:])) <= pixels
+
+
 @pytest.mark.parametrize("screen", ["brightness", "host", "confirm", "resume"])
 def test_a_menu_never_changes_by_itself(screen):
     game = four_players_in_the_reveal() if screen in ("host", "confirm") else None

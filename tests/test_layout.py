@@ -26,6 +26,8 @@ def assert_bijection(layout: Layout) -> None:
     assert sorted(layout.chain_index) == list(range(layout.led_count))
     for logical, chain in enumerate(layout.chain_index):
         assert layout.logical_index[chain] == logical
+    pixels = bytes(range(256)) * (3 * layout.led_count // 256) + bytes(range(3 * layout.led_count % 256))
+    assert layout.to_chain(pixels) == bytes(pixels[3 * i + k] for i in layout.logical_index for k in range(3))
 
 
 @pytest.mark.parametrize("discrete", DISCRETE_OPTIONS, ids=lambda d: "-".join(map(str, d.values())))

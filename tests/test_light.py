@@ -59,6 +59,14 @@ def test_encode_gives_every_reachable_light_exactly_and_the_nearest_otherwise(re
         assert abs(got[light] - light) == nearest
 
 
+@given(st.lists(st.integers(0, 255), min_size=256, max_size=256).map(sorted))
+def test_the_inverse_is_the_nearest_light_darker_on_a_tie_and_the_lowest_byte_giving_it(values):
+    response = LightResponse("any", bytes(values))
+    for light in range(256):
+        best = min(range(256), key=lambda byte: (abs(values[byte] - light), values[byte], byte))
+        assert response.encode(bytes([light]))[0] == best
+
+
 def test_light_tables_must_rise():
     with pytest.raises(ValueError, match="256 rising"):
         LightResponse("broken", bytes(range(255, -1, -1)))

@@ -8,7 +8,7 @@ from hal.frame import Frame
 from hal.layout import Layout, LayoutOptions
 from hal.drivers.leds_dev import KERNEL_GAMMA
 from hal.light import LINEAR
-from hal.output import BRIGHTNESS_STEPS, OutputSettingsError, OutputStage, PowerBudget
+from hal.output import BRIGHTNESS_STEPS, PROCESSED_KEPT, RISE_AFTER, OutputSettingsError, OutputStage, PowerBudget, byte_sum
 
 LAYOUT = Layout(LayoutOptions())
 PLENTY = PowerBudget(supply_amps=100.0)
@@ -133,6 +133,63 @@ def test_the_limiter_never_exceeds_the_budget(pixels, supply_amps, led_ma, brigh
         # Dimmed, but no more than needed: one step brighter would overdraw.
         assert level < ceiling
         assert power.estimate_ma(pixels.translate(stage.light_table(level + 1))) > power.budget_ma
+
+
+@given(st.binary(max_size=5000))
+def test_the_byte_sum_is_sum(data):
+    assert byte_sum(data) == sum(data) == byte_sum(bytearray(data))
+
+
+def best_level(stage: OutputStage, frame: Frame) -> int:
+    """The level a stage that has seen no frame before gives `frame`: just below overdrawing."""
+    fresh = OutputStage(LAYOUT, stage.brightness, stage.gamma, stage.power, stage.response)
+    fresh.process(frame)
+    return round(fresh.last_brightness * BRIGHTNESS_STEPS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(frames, min_size=2, max_size=5), st.floats(1.25, 10.0), st.floats(0.2, 1.0))
+def test_a_run_of_frames_never_overdraws_and_is_never_much_dimmer_than_it_must_be(pixels, supply_amps, brightness):
+    stage = OutputStage(LAYOUT, brightness, power=PowerBudget(supply_amps=supply_amps))
+    for frame in map(frame_of, pixels):
+        leds = stage.process(frame)
+        assert stage.power.estimate_ma(stage.light(leds)) <= stage.power.budget_ma
+        level = round(stage.last_brightness * BRIGHTNESS_STEPS)
+        assert level <= best_level(stage, frame) < max(level * RISE_AFTER + 1, level + 1)
+
+
+def test_a_blink_on_a_dimmed_board_changes_only_the_blinking_leds():
+    """Pawns going dark let the rest of the board brighter; held, the level changes no other LED
+    (the room sees no pumping, the driver sets 17 LEDs, not 500)."""
+    from console.view.render import board_frame
+
+    lit = board_frame()
+    dark = board_frame()
+    pawns = [(3 + 2 * i, 4 + i % 5) for i in range(17)]
+    for x, y in pawns:
+        lit.set(x, y, (255, 40, 40))
+        dark.set(x, y, (0, 0, 0))
+    stage = OutputStage(LAYOUT)
+    shown = [stage.process(frame) for frame in (lit, dark, lit, dark)]
+    assert stage.last_brightness < 0.5  # the board is dimmed to the supply
+    assert best_level(stage, dark) > round(stage.last_brightness * BRIGHTNESS_STEPS)  # and could be brighter
+    changed = {i // 3 for i in range(len(shown[0])) if shown[0][i] != shown[1][i]}
+    assert changed == {LAYOUT.chain_index[y * LAYOUT.width + x] for x, y in pawns}
+    assert shown[0] == shown[2] and shown[1] == shown[3]
+    brighter = OutputStage(LAYOUT)
+    brighter.process(dark)  # the darker frame first: the lit one must dim at once
+    assert brighter.process(lit) == shown[0]
+
+
+def test_a_still_screen_going_round_its_pictures_gets_the_same_bytes_each_time():
+    frames = [lit_frame((255, 255, 255), where=[(x, y) for x in range(32) for y in range(n, 16)]) for n in range(0, 40, 2)]
+    stage = OutputStage(LAYOUT)
+    first = [stage.process(frame) for frame in frames]
+    for _ in range(3):
+        assert [stage.process(frame) for frame in frames] == first
+    assert len(stage._processed) <= PROCESSED_KEPT
+    stage.set_brightness(0.5)
+    assert stage.process(frames[7]) != first[7]  # the ceiling is part of what is kept (a frame the limiter lets through)
 
 
 def test_set_brightness_changes_the_ceiling():

@@ -147,7 +147,7 @@ def test_a_taken_cell_flickers_the_cursor_red_without_touching_the_neighbours():
     during = [render(state, ui, 10.0 + REFUSED_S * i / 20) for i in range(20)]
     assert (255, 0, 0) in {at(f, c("H15")) for f in during}
     assert all(at(f, n) == BOARD[n.index] for f in during for n in neighbours(c("H15")))
-    after = {at(render(state, ui, 10.0 + REFUSED_S + CURSOR_S * i / 20), c("H15")) for i in range(20)}
+    after = {at(render(state, ui, 10.0 + REFUSED_S + CURSOR_S * (i + 1) / 20), c("H15")) for i in range(20)}  # (10.0 + 0.6 is not yet past 10.6)
     assert (255, 0, 0) not in after
 
 

@@ -219,3 +219,46 @@ def test_the_reading_commands_change_nothing_in_a_damaged_store(rig):
     assert reader.history() == [] and reader.get_setting("brightness", 1) == 1
     assert reader.export(bad) == [NEW_GAME, *MOVES]
     assert {key: rig.redis.dump(key) for key in rig.redis.keys("*")} == before
+
+
+def test_the_first_frame_needs_neither_redis_nor_fakeredis_imported():
+    """Importing redis-py (and its asyncio client) and fakeredis was a third of a start: what
+    the console imports before its first frame leaves them to the store's own thread."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import console.commands.wiring, console.config.loader, console.play.app, "
+            "console.commands.session; print(sorted(m for m in sys.modules if 'redis' in m))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_store_that_keeps_nothing_is_made_while_the_first_frame_is_drawn():
+    """The memory store opens on a thread of its own: the first frame comes before it is made,
+    the questions asked meanwhile are answered on the loop's thread once it is, and a move
+    waits for it."""
+    import threading
+
+    from console.play.opening import OpeningStore
+
+    made = threading.Event()
+    events = EventQueue()
+
+    def make():
+        made.wait(10)
+        return GameStore("memory://")
+
+    store = OpeningStore(make, "memory://", events)
+    stage, driver = build_output(load_config(None, environ={}, etc_path="/nonexistent"), "sim-headless")
+    app = ConsoleApp(stage, driver, events, [], store)
+    app.start(0.0)
+    app.tick(0.0)
+    assert app.stats.frames_pushed == 1 and store.online and store.journal_ok and not made.is_set()
+    assert app.answers.asking("winners")
+    made.set()
+    tick_until(app, lambda: not app.answers.asking("winners") and not app.answers.asking("brightness"))
+    assert store.opened.online
+    for button in SETUP_GO:
+        app.events.put(InputEvent(button, "press", 100.0))
+    app.tick(100.0)
+    assert app.game is not None and store.opened.unfinished()[1][0]["action"] == "new_game"  # stored

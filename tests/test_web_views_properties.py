@@ -27,7 +27,7 @@ from console.view.render import render, shows_secret
 from console.view.ui import PANEL, Ui
 from console.web.hub import Hub
 from console.web.panel import PanelStream
-from console.web.views import board_message, public_view, seat_view
+from console.web.views import ViewTexts, board_message, public_view, seat_view
 from hal.inputs.events import BUTTONS
 from hal.layout import Layout, LayoutOptions
 from hal.output import OutputStage
@@ -63,6 +63,10 @@ def messages(game, ui) -> dict:
     out = {digest(seat): json.dumps(seat_view(game, ui, seat, digest=digest(seat), taken=(0, 2))) for seat in SEATS}
     out[INTRUDER] = json.dumps(seat_view(game, ui, game.giver, digest=INTRUDER, taken=(0, 2)))
     out[None] = json.dumps(public_view(game, ui))
+    sent = ViewTexts(game, ui)  # what the phones' room sends: the same text, the game encoded once
+    texts = {digest(seat): sent.text(seat, digest=digest(seat), taken=(0, 2)) for seat in SEATS}
+    texts[INTRUDER] = sent.text(game.giver, digest=INTRUDER, taken=(0, 2))
+    assert {**texts, None: sent.text(None)} == out
     return out
 
 

@@ -24,6 +24,7 @@ from dataclasses import replace
 from console.play.app import ConsoleApp
 from console.play.loop import run_realtime
 from console.commands.bench_games import busy_game, percentile, reveal_game, started_app
+from console.commands.bench_startup import startup_figures
 from console.game.board import Cell
 from console.view.render import render
 from console.game.rules import GameState
@@ -147,35 +148,6 @@ def idle_cpu_figure(seconds: float = 3.0, fps: int = 60, web: bool = False) -> f
     return share
 
 
-def startup_figures(web: bool = False) -> dict:
-    """Start the headless simulator in a fresh process: seconds to its first frame, and RSS then
-    (`web`: with the phones' server serving before the first frame)."""
-    begin = time.monotonic()
-    probe_args = ["--first-frame-probe"] + (["--web"] if web else [])
-    out = subprocess.run([sys.executable, "-m", "console.commands.bench", *probe_args],
-                         capture_output=True, text=True, check=True).stdout
-    probe = json.loads(out)
-    return {"startup_s": round(probe["first_frame"] - begin, 3), "rss_mb": probe["rss_mb"]}
-
-
-def first_frame_probe(web: bool) -> None:
-    """Run in the child: the default configuration, headless, until the first frame is pushed."""
-    from console.config.loader import load_config
-    from console.commands.wiring import attach_web, build_app
-
-    config = load_config()
-    app = build_app(config, "sim-headless", lambda events: [])
-    if web:
-        from console.commands.bench_web import bench_web_config
-
-        attach_web(replace(config, web=bench_web_config()), app)
-    app.start(0.0)
-    app.tick(0.0)
-    shown = time.monotonic()
-    rss_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS"))
-    print(json.dumps({"first_frame": shown, "rss_mb": round(rss_kb / 1024, 1)}))
-
-
 def run_bench(cpu_quota: float | None = None) -> dict:
     busy, busy_ui = busy_game()
     reveal, reveal_ui = reveal_game()
@@ -192,7 +164,7 @@ def run_bench(cpu_quota: float | None = None) -> dict:
     results["growth_64x64"] = round(
         results["sizes"]["64x64"]["frame_ms"]["median"] / main["frame_ms"]["median"], 2)
     results["latency_ms"] = latency_figures()
-    results.update(startup_figures())
+    results.update(startup_figures())  # (bench_startup: the child imports only the console)
     results["idle_cpu"] = idle_cpu_figure()
     results["web"] = web_figures()
     from console.commands import bench_processes  # it runs children of its own, which import this
@@ -320,7 +292,4 @@ def bench_main(as_json: bool, cpu_quota: float | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--first-frame-probe"]:
-        first_frame_probe(web=sys.argv[2:] == ["--web"])
-    else:
-        sys.exit(bench_main("--json" in sys.argv))
+    sys.exit(bench_main("--json" in sys.argv))

@@ -201,9 +201,11 @@ def bare_wait_loop(seconds: float) -> None:
     os._exit(0)
 
 
-def still_figures(seconds: float = 5.0, repeats: int = 2) -> dict:
+def still_figures(seconds: float = 10.0, repeats: int = 2) -> dict:
     """% of a core for each still screen (a range over `repeats`), the web on with one phone
-    (another process) for guessing and the idle board, and the bare 60 Hz loop beside them."""
+    (another process) for guessing and the idle board, and the bare 60 Hz loop beside them.
+    `seconds` is a whole period of the idle board's glint (render.IDLE_GLINT_S): a shorter
+    window would read its crossing or its stillness."""
     runs = [("bare 60 Hz wait loop (anchor)", ("bare",), False)] + [
         (screen, ("console", screen), False) for screen in ("idle", "guessing", "attract", "scoreboard", "brightness")
     ] + [(f"{screen}, web on, a phone connected", ("console", screen, "--web"), True) for screen in ("guessing", "idle")]

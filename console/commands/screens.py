@@ -67,7 +67,7 @@ def _over() -> GameState:
 def scenes() -> Iterator[Scene]:
     """Every screen, in the order a party meets them."""
     game, guessing, second, scored = _game(), _guessing(), _second_clue(), _scored()
-    yield "idle", "the idle board, last winners in the status columns", lambda: render(
+    yield "idle", "the idle board: a glint crosses it every 10 s; last winners in the status columns", lambda: render(
         None, Ui(screen="idle", last_winners=("green",)), 2.0)
     yield "setup", "set-up: the number of players", lambda: render(
         None, Ui(screen="setup", setup=SetupChoices(players=5)), 0.0)
@@ -78,7 +78,7 @@ def scenes() -> Iterator[Scene]:
     yield "guessing", "guessing: pawns, the cursor in the guesser's colour, the loupe", lambda: render(
         guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.45)
     yield "guessing-blink", "the same a moment later: pawns dark, the cursor's contrast phase", lambda: render(
-        guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.75)
+        guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.65)
     yield "second-clue", "the second clue: C (clue) or P (pass) in the status columns", lambda: render(
         second, Ui(screen="play"), 0.2)
     yield "reveal", "the reveal: the scoring frame flashes around the target", lambda: render(

@@ -13,7 +13,7 @@ import random
 import signal
 import sys
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from console.game.board import ALL_CELLS
 from console.play.app import ConsoleApp, InputSource
@@ -25,7 +25,6 @@ from console.view.palette import board_colors
 from console.config.files import input_name
 from console.game.record import MAX_RECORD_BYTES, replay_record, state_json
 from console.view.render import board_frame, render
-from console.store.games import GameStore
 from console.view.ui import Ui
 from console.commands.wiring import (SIMULATORS, attach_web, build_app, build_output, gpio_input, output_stage,
                                      resolve_driver_name, store_for)
@@ -36,6 +35,9 @@ from hal.inputs.events import PRESS, QUIT, EventQueue, InputConfigError, InputEv
 from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
 from hal.frame import Frame
 from hal.picture import encode_png
+
+if TYPE_CHECKING:
+    from console.store.games import GameStore
 
 log = logging.getLogger("hues-console")
 

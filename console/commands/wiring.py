@@ -17,8 +17,8 @@ from console.play.app import ConsoleApp, InputSource, Shutdown
 from console.play.sd_notify import SystemdNotifier
 from console.config.loader import Config
 from console.commands.common import UsageError
-from console.store.format import StateDirInUseError
-from console.store.games import GameStore, StoreUrlError
+from console.play.opening import OpeningStore
+from console.store.format import StateDirInUseError, StoreUrlError
 from console.store.journal import default_state_dir
 from hal.drivers import Driver, make_driver
 from hal.drivers.leds_dev import is_pi5_family
@@ -92,11 +92,17 @@ def systemctl_poweroff() -> None:
     subprocess.run(["systemctl", "poweroff"], check=False)
 
 
-def store_for(config: Config, read_only: bool = False) -> GameStore:
-    """The configured game store. A Redis store journals every write in the state directory and
-    writes to Redis from a thread, so a slow Redis never holds up a frame; `read_only` (history,
-    export) neither journals nor sets anything aside. The memory store keeps nothing anyway."""
+def store_for(config: Config, read_only: bool = False, events: EventQueue | None = None):
+    """The configured game store (a GameStore). A Redis store journals every write in the state
+    directory and writes to Redis from a thread, so a slow Redis never holds up a frame;
+    `read_only` (history, export) neither journals nor sets anything aside. The memory store
+    keeps nothing anyway; given the loop's `events`, it is made on a thread of its own while
+    the first frame is drawn (`OpeningStore`): it cannot fail with a host's mistake."""
     store = config.store
+    if store.url.startswith("memory://") and events is not None and not read_only:
+        return OpeningStore(lambda: _memory_store(config), store.url, events)
+    from console.store.games import GameStore  # redis-py: 0.1 s here, a second on a Pi Zero 2 W
+
     try:
         if store.url.startswith("memory://") or read_only:
             return GameStore(store.url, prefix=store.prefix, read_only=read_only, keep_games=store.keep_games)
@@ -107,6 +113,12 @@ def store_for(config: Config, read_only: bool = False) -> GameStore:
         raise UsageError(f"{config.source[-1] if config.source else 'the configuration'}: {error}") from None
     except StateDirInUseError as error:  # two consoles would share one identity and journal
         raise UsageError(str(error)) from None
+
+
+def _memory_store(config: Config):
+    from console.store.games import GameStore
+
+    return GameStore(config.store.url, prefix=config.store.prefix, keep_games=config.store.keep_games)
 
 
 def _expanded(path: str) -> Path:
@@ -185,9 +197,15 @@ def build_app(
     """The whole console for one driver; `sources` makes the input sources on the shared queue."""
     shut = config.input.shutdown
     on_hardware = driver_name not in SIMULATORS
+    stage, driver, events, inputs = build_io(config, driver_name, sources)
+    try:
+        store = store_for(config, events=events)
+    except BaseException:
+        driver.close()
+        raise
     return ConsoleApp(
-        *build_io(config, driver_name, sources),
-        store_for(config),
+        stage, driver, events, inputs,
+        store,
         colors=config.players.colors,
         rng=rng,
         shutdown=Shutdown(shut.button, shut.hold_s,

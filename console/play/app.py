@@ -146,7 +146,8 @@ class ConsoleApp:
     def start(self, now: float) -> None:
         """Restore the brightness, show the last winners and offer an unfinished game for resume.
         The store is asked off the loop's thread; what it has not answered within START_WAIT_S is
-        applied when it comes (the resume screen then appears by itself)."""
+        applied when it comes (the resume screen then appears by itself). A store that keeps
+        nothing is not waited for (it may still be opening: `OpeningStore`)."""
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
                      colors=self.colors, store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
                      room_code=self.room_codes() if self.room_codes else "")
@@ -154,7 +155,10 @@ class ConsoleApp:
         self.answers.ask("brightness", lambda store: store.get_setting("brightness", None), self._got_brightness)
         self.answers.ask("winners", last_finished, self._got_winners)
         self._look_again(now)
-        self.answers.wait(START_WAIT_S)
+        if self.ui.store_keeps:  # else there is nothing kept to wait for: the memory store's answers are empty
+            self.answers.wait(START_WAIT_S)
+        else:
+            self.answers.settle()
         self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
         if self.publisher is not None:  # the phones' room knows the code as soon as it can be printed
             self._published = (self.game, self.ui)
@@ -445,12 +449,13 @@ class ConsoleApp:
     def _push(self, now: float) -> float:
         """Draw, show the frame if it changed, tell the web and systemd; returns when the frame
         can next change."""
-        frame, until = self._draw(now)
-        # The state the frame was drawn from goes first: the hub pairs each frame with the state
-        # published before it (the spectator view hides the secret screen's frames by it).
+        # The state goes first, before it is even drawn: the phones hear of a tap without waiting
+        # for the panel's frame, and the hub pairs each frame with the state published before it
+        # (the spectator view hides the secret screen's frames by it).
         if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
             self._published = (self.game, self.ui)
             self.publisher.publish_state(self.game, self.ui, now)
+        frame, until = self._draw(now)
         if self.panel.show(frame):
             self.stats.frames_pushed += 1
             if self.publisher is not None:
@@ -507,7 +512,7 @@ def last_finished(store: Any) -> dict:
 def last_reveals(store: Any) -> Timeline | None:
     """The last finished game's reveals, for the idle board's attract loop (a question for the
     store's thread): read when first wanted, not at start or as a game ends. None when there is
-    none, the store cannot give it or its record cannot be replayed (the board then just breathes)."""
+    none, the store cannot give it or its record cannot be replayed (the board then only glints)."""
     game_id = last_finished(store).get("game_id")
     if game_id is None:
         return None

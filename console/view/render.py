@@ -14,9 +14,14 @@ own cell, and everything else the table needs is in the status columns.
   every cell; its lit phase is its player's colour. The black seat cannot be lit: its pawn, text
   and swatches are grey (`screens.ink`), swatches checkered.
 - A cursor keeps its cell's own look (colour or pawn) for the first half of each CURSOR_S period
-  and flickers in the second: its player's colour, then white or dark (whichever stands out
-  from that cell, the other if that is the player's colour), twice. The flicker tells it from a pawn, the colour says whose it is. Its
-  eight neighbours are never touched. A refused cell (taken) flickers red instead for REFUSED_S.
+  and flickers in the second, every FLICKER_S: its player's colour, then white or dark
+  (whichever stands out from that cell, the other if that is the player's colour), five times.
+  The flicker tells it from a pawn, the colour says whose it is. Its eight neighbours are never
+  touched.
+- Pawns, cursors and the acting player's swatch keep one beat (a period of one second, the
+  pawns' dark phase and the swatch's at the same moments, the cursor's flicker inside the
+  second half): the panel changes 6 times a second while guessing, not 7 to 8 on three
+  rhythms, and the loop sleeps in between. A refused cell (taken) flickers red instead for REFUSED_S.
   Several cursors may be drawn (phone players', `Ui.remote_cursors`).
 
 The board takes columns 0-29 and rows 0-15 (cell (row, col) at x = col, y = row); larger
@@ -60,14 +65,16 @@ from console.view.ui import HOST_ITEMS, PANEL, Cursor, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
-CURSOR_S = 0.8  # a cursor: its cell's look for 0.4 s, then 4 flickers of 0.1 s
-ACT_HZ = 1.0  # the acting player's swatch in the status columns, in step with the pawns
+CURSOR_S, FLICKER_S = PAWN_S, 0.1  # a cursor: its cell's look for 0.5 s, then 5 flickers of 0.1 s
+ACT_HZ = 1 / PAWN_S  # the acting player's swatch in the status columns, in step with the pawns
 CARD_HZ = 2.0  # the card's cells on the secret screen
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 RING_HZ, TARGET_HZ = 2.0, 3.0  # the reveal: the scoring ring flashes, the target blinks faster
 WARN_HZ = 2.0
-IDLE_WAVE_S = 8.0  # one brightness wave across the idle board
-IDLE_STEPS = 64  # cached frames per wave
+IDLE_GLINT_S = 10.0  # a glint crosses the idle board once every 10 s
+GLINT_STEP_S = 0.1  # moving one diagonal every 0.1 s, 4.7 s to cross; then the board lies still
+GLINT_STEPS = COLS + ROWS + 1  # its middle from diagonal -1 (entering) to 45 (leaving)
+GLINT_LEVELS = (0.75, 0.875, 1.0)  # the board's share of its colours; the glint's edge, its middle
 STATUS_X = COLS
 ROOM_CODE_Y = 10  # the phones' room code on the idle board
 AMBER: RGB = (255, 180, 0)
@@ -151,16 +158,25 @@ def _dim_bytes(width: int, height: int) -> bytes:
     return _board_bytes(width, height).translate(bytes(v // 4 for v in range(256)))
 
 
-@lru_cache(maxsize=2 * IDLE_STEPS)
+@lru_cache(maxsize=8)
+def _glint_boards(width: int, height: int) -> tuple[bytes, ...]:
+    """The board at each of GLINT_LEVELS."""
+    board = _board_bytes(width, height)
+    return tuple(board.translate(bytes(round(v * level) for v in range(256))) for level in GLINT_LEVELS)
+
+
+@lru_cache(maxsize=2 * GLINT_STEPS)
 def _idle_bytes(width: int, height: int, step: int) -> bytes:
-    """The board under a soft diagonal brightness wave, `step` of IDLE_STEPS along its period."""
-    pixels = bytearray(_board_bytes(width, height))
-    phase = 2 * math.pi * step / IDLE_STEPS
-    for row in range(ROWS):
-        for col in range(COLS):
-            level = 0.55 + 0.45 * (0.5 + 0.5 * math.cos(2 * math.pi * (col + 2 * row) / COLS - phase))
-            i = (row * width + col) * 3
-            pixels[i : i + 3] = bytes(round(v * level) for v in pixels[i : i + 3])
+    """The idle board with the glint's middle on diagonal `step` (col + row; outside 0..44: no
+    glint): that diagonal at full colour, its two neighbours between, the rest dimmer. From one
+    step to the next about 40 cells change, not the whole board."""
+    boards = _glint_boards(width, height)
+    pixels = bytearray(boards[0])
+    for diagonal in (step - 1, step, step + 1):
+        level = boards[2 if diagonal == step else 1]
+        for row in range(max(0, diagonal - COLS + 1), min(ROWS, diagonal + 1)):
+            i = (row * width + diagonal - row) * 3
+            pixels[i : i + 3] = level[i : i + 3]
     return bytes(pixels)
 
 
@@ -170,9 +186,16 @@ def _frame_from(base: bytes, width: int, height: int) -> Frame:
 
 def _draw_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], at: Moment) -> None:
     """Every pawn in its player's colour, then dark, in each PAWN_S period."""
-    if not pawns:
-        return
-    lit = at.blink(1 / PAWN_S, PAWN_LIT)
+    _put_pawns(pixels, width, pawns, colors, _pawns_lit(pawns, at))
+
+
+def _pawns_lit(pawns: tuple[Pawn, ...], at: Moment) -> bool:
+    """Whether the pawns are in their colour now (asked only when there are pawns: no wake-ups
+    for a blink nobody sees)."""
+    return bool(pawns) and at.blink(1 / PAWN_S, PAWN_LIT)
+
+
+def _put_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], lit: bool) -> None:
     for pawn in pawns:
         i = (pawn.cell.row * width + pawn.cell.col) * 3
         pixels[i : i + 3] = _INK_BYTES[colors[pawn.player]] if lit else _BLACK
@@ -184,18 +207,21 @@ def _cursor_contrast() -> tuple[bytes, ...]:
     return tuple(_BLACK if srgb_to_oklab(rgb)[0] >= LIGHT_CELL else _WHITE for rgb in board_colors())
 
 
+_FLICKERS = round(CURSOR_S / FLICKER_S)  # flicker steps a period (the first half of them: the look)
+
+
 def cursor_mark(t: float) -> int:
     """0 while a cursor shows its cell's own look, 1 for its colour, 2 for the contrast."""
     phase = (t / CURSOR_S) % 1.0
     if phase < 0.5:
         return 0
-    return 1 + int((phase - 0.5) * 8) % 2
+    return 1 + int((phase - 0.5) * _FLICKERS) % 2
 
 
 def _cursor_mark(at: Moment) -> int:
-    """`cursor_mark` at `at`: its look changes at half the period, then every eighth."""
+    """`cursor_mark` at `at`: its look changes at half the period, then every flicker."""
     phase = (at.t / CURSOR_S) % 1.0
-    step = 0.5 if phase < 0.5 else (math.floor(phase * 8) + 1) / 8
+    step = 0.5 if phase < 0.5 else (math.floor(phase * _FLICKERS) + 1) / _FLICKERS
     return at.holds(cursor_mark, at.t + (step - phase) * CURSOR_S)
 
 
@@ -255,13 +281,30 @@ def _status_rows(color: str, lit: bool, phase: str, lower: tuple[bytes, ...] | N
 
 
 def _draw_status(frame: Frame, state: GameState, ui: Ui, at: Moment, lower: tuple[bytes, ...] | None = None) -> None:
+    _put_status(frame.pixels, frame.width, _status_now(state, at, lower))
+
+
+def _status_now(state: GameState, at: Moment, lower: tuple[bytes, ...] | None) -> tuple[bytes, ...]:
     actor = current_player(state)  # nobody while the last pawn of a round waits to be let stand
     color = state.colors[state.giver if actor is None else actor]
-    rows = _status_rows(color, actor is None or at.blink(ACT_HZ, 0.7), state.phase, lower)
-    pixels, width = frame.pixels, frame.width
+    return _status_rows(color, actor is None or at.blink(ACT_HZ, PAWN_LIT), state.phase, lower)
+
+
+def _put_status(pixels: bytearray, width: int, rows: tuple[bytes, ...]) -> None:
     for y, line in enumerate(rows):
         i = (y * width + STATUS_X) * 3
         pixels[i : i + 6] = line
+
+
+@lru_cache(maxsize=32)
+def _play_base(width: int, height: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], lit: bool,
+               status: tuple[bytes, ...]) -> bytes:
+    """The play screen under its cursors: the board, the pawns (lit or dark) and the status
+    columns. A still screen goes round two or three of these, so a frame is a copy and a cursor."""
+    pixels = bytearray(_board_bytes(width, height))
+    _put_pawns(pixels, width, pawns, colors, lit)
+    _put_status(pixels, width, status)
+    return bytes(pixels)
 
 
 @lru_cache(maxsize=None)
@@ -284,9 +327,19 @@ def _draw_system(frame: Frame, ui: Ui, at: Moment) -> None:
 # --- the board screens --------------------------------------------------------------------------
 
 
+def glint_step(t: float) -> int:
+    """Where the idle board's glint is at t: its middle's diagonal, -1 to 45 as it crosses, then
+    46 (gone) while the board lies still until the next crossing."""
+    return min(int(t % IDLE_GLINT_S / GLINT_STEP_S), GLINT_STEPS) - 1
+
+
 def _idle(state: GameState | None, ui: Ui, at: Moment, width: int, height: int) -> Frame:
-    """The board breathing under a slow wave; the last winners' colours in the status columns."""
-    step = at.whole(lambda t: t / IDLE_WAVE_S * IDLE_STEPS, IDLE_STEPS / IDLE_WAVE_S) % IDLE_STEPS
+    """The board, still but for a glint crossing it every IDLE_GLINT_S; the last winners'
+    colours in the status columns."""
+    into = at.t % IDLE_GLINT_S
+    steps = int(into / GLINT_STEP_S)
+    next_step = (steps + 1) * GLINT_STEP_S if steps < GLINT_STEPS else IDLE_GLINT_S
+    step = at.holds(glint_step, at.t - into + next_step)
     frame = _frame_from(_idle_bytes(width, height, step), width, height)
     for i, color in enumerate(ui.last_winners[: (screens.PANEL_H + 1) // 4]):
         swatch(frame, STATUS_X, 4 * i, 2, 3, color)
@@ -330,17 +383,16 @@ def _play(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fram
     """Clues and guesses: the whole board with its pawns; while guessing the cursor and, in the
     status columns, the loupe; in the second clue the giver's choice, C or P."""
     phase = state.phase
-    frame = _frame_from(_board_bytes(width, height), width, height)
-    pixels = frame.pixels
-    _draw_pawns(pixels, width, state.pawns, state.colors, at)  # a pending pawn is in the record
     guessing = phase in ("guess1", "guess2")
-    _draw_cursors(pixels, width, state, ui, at, own=guessing)
     lower = None
     if guessing:
         lower = _loupe(ui.cursor)
     elif phase == "clue2":
         lower = _glyph(_CHOICE_GLYPHS[ui.choice], WHITE)
-    _draw_status(frame, state, ui, at, lower)
+    lit = _pawns_lit(state.pawns, at)  # a pending pawn is in the record
+    base = _play_base(width, height, state.pawns, state.colors, lit, _status_now(state, at, lower))
+    frame = _frame_from(base, width, height)
+    _draw_cursors(frame.pixels, width, state, ui, at, own=guessing)
     return frame
 
 

@@ -42,7 +42,7 @@ from console.web.pacing import DevicePacers, TooFast
 from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool, device, is_local
 from console.web.seats import SeatBook, SeatError, is_token, token_digest
 from console.web.server import origin_allowed
-from console.web.views import board_message, seat_view
+from console.web.views import ViewTexts, board_message
 
 log = logging.getLogger("hues-console")
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
@@ -79,7 +79,7 @@ class PhoneRoom:
         self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
-        self._views: tuple[Any, dict] = (None, {})  # (snapshot, the views built from it so far)
+        self._views: tuple[Any, ViewTexts | None] = (None, None)  # (snapshot, the views built from it so far)
         # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
         # message is {"lv": true} is served the panel's frames instead of a seat
         self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
@@ -156,19 +156,13 @@ class PhoneRoom:
         snap, book = self.hub.snapshot, self.book
         built_from, views = self._views
         if built_from is not snap:
-            views = {}
+            views = ViewTexts(snap.game, snap.ui)
             self._views = (snap, views)
         if book.digest_of(seat) != digest:  # a token that no longer holds this seat holds nothing
             digest = None
-        holder = digest is not None and digest == snap.ui.secret_holder
         playing = None if snap.game is None or snap.game.phase == "game_over" else snap.game.players
-        key = (seat, host, holder, book.taken, book.open_seats(playing), bool(self.host_pin), book.host_seat)
-        text = views.get(key)
-        if text is None:
-            text = views[key] = json.dumps(seat_view(snap.game, snap.ui, seat, digest=digest if holder else None,
-                                                     host=host, taken=key[3], open_seats=key[4], host_pin=key[5],
-                                                     host_seat=key[6]))
-        return text
+        return views.text(seat, digest=digest, host=host, taken=book.taken, open_seats=book.open_seats(playing),
+                          host_pin=bool(self.host_pin), host_seat=book.host_seat)
 
     def seats_changed(self) -> None:
         """Keep the seats in the store, tell the app which seats phones hold, and show every

@@ -21,6 +21,8 @@ target and free are ever set; a phone that took the giver's colour later sees a 
 
 from __future__ import annotations
 
+import json
+
 from console.game.board import Cell
 from console.game.rules import GameState, current_player, regular_rounds
 from console.view.palette import PAWN_COLORS, board_colors
@@ -49,18 +51,47 @@ def seat_view(game: GameState | None, ui: Ui, seat: int | None, *, digest: str |
     get it) holding it with the token of `digest`; `host_pin`: whether a PIN can make a phone
     the host (the page offers it then); `host_seat`: the colour whose phone is the host (the
     others' pages say whom they wait for)."""
-    view = {
+    return {**_view_head(ui, seat, host, taken, open_seats, host_pin, host_seat),
+            "game": None if game is None else _public_game(game, ui),
+            "you": _yours(game, ui, seat, holds_secret(ui, digest))}
+
+
+class ViewTexts:
+    """The views of one state as sent, `json.dumps(seat_view(...))` to the byte, with the public
+    game (the same for every seat, and most of each view) encoded once: a tap reached 32 phones
+    with ten distinct views, each encoding the whole game again."""
+
+    def __init__(self, game: GameState | None, ui: Ui) -> None:
+        self.game, self.ui = game, ui
+        self._public = json.dumps(None if game is None else _public_game(game, ui))
+        self._texts: dict[tuple, str] = {}
+
+    def text(self, seat: int | None, *, digest: str | None = None, host: bool = False,
+             taken: tuple[int, ...] = (), open_seats: tuple[int, ...] = (), host_pin: bool = False,
+             host_seat: int | None = None) -> str:
+        holder = holds_secret(self.ui, digest)
+        key = (seat, holder, host, taken, open_seats, host_pin, host_seat)
+        text = self._texts.get(key)
+        if text is None:
+            head = json.dumps(_view_head(self.ui, seat, host, taken, open_seats, host_pin, host_seat))
+            you = json.dumps(_yours(self.game, self.ui, seat, holder))
+            text = self._texts[key] = f'{head[:-1]}, "game": {self._public}, "you": {you}}}'
+        return text
+
+
+def _view_head(ui: Ui, seat: int | None, host: bool, taken: tuple[int, ...], open_seats: tuple[int, ...],
+               host_pin: bool, host_seat: int | None) -> dict:
+    return {
         "t": "view", "screen": ui.screen, "seat": seat, "host": host, "host_pin": host_pin,
         "host_seat": host_seat, "colors": list(ui.colors),
         "taken": list(taken), "open": list(open_seats),
         "setup": {"players": ui.setup.players, "variant": ui.setup.variant,
                   "first_giver": ui.setup.first_giver},
-        "game": None if game is None else _public_game(game, ui),
-        "you": None,
     }
-    if game is not None and seat is not None and seat < game.players:
-        view["you"] = _private(game, ui, holds_secret(ui, digest))
-    return view
+
+
+def _yours(game: GameState | None, ui: Ui, seat: int | None, holder: bool) -> dict | None:
+    return _private(game, ui, holder) if game is not None and seat is not None and seat < game.players else None
 
 
 def public_view(game: GameState | None, ui: Ui) -> dict:
