@@ -20,6 +20,7 @@ the tour, in a campaign by the random examples alone.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import replace
 
@@ -563,13 +564,14 @@ def the_views_follow_the_seat(monkeypatch) -> None:
     """The card and the target go to whoever sits in the giver's colour (the old seat lock's
     design, without its lock)."""
     from console.web import phones
+    from console.web.views import seat_view
 
     def view_text(self, seat, host, digest) -> str:
         snap, book = self.hub.snapshot, self.book
         game = snap.game
         digest = snap.ui.secret_holder if game is not None and seat == game.giver else None
-        return phones.json.dumps(phones.seat_view(game, snap.ui, seat, digest=digest, host=host,
-                                                  taken=book.taken, open_seats=(), host_pin=False))
+        return json.dumps(seat_view(game, snap.ui, seat, digest=digest, host=host,
+                                    taken=book.taken, open_seats=(), host_pin=False))
 
     monkeypatch.setattr(phones.PhoneRoom, "view_text", view_text)
 
