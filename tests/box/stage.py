@@ -145,8 +145,6 @@ class Stage:
         return (self.box.disk / "leds0").read_bytes()
 
     def run(self) -> int:
-        from tests.box import checks_install, checks_power, checks_service
-
         started = time.monotonic()
         try:
             root = roots.built_root(self.log)
@@ -163,10 +161,11 @@ class Stage:
                 pins = button_pins(load_config(str(REPO / "config/console.yaml"), environ={}))
                 self.presses = Presses(disk / "presses" / Path(FIFO).name, pins)
                 chosen = os.environ.get("HUES_BOX_CHECKS", "")  # a developer's: some checks only
-                for name, function in (*checks_service.CHECKS, *checks_power.CHECKS, *checks_install.CHECKS):
-                    if chosen and name not in chosen.split(",") and name != checks_service.CHECKS[0][0]:
+                checks = all_checks()
+                for name, function in checks:
+                    if chosen and name not in chosen.split(",") and name != checks[0][0]:
                         continue
-                    if not self.check(name, function) and name == checks_service.CHECKS[0][0]:
+                    if not self.check(name, function) and name == checks[0][0]:
                         raise roots.BoxError("the box could not be installed: no other check can run")
             finally:
                 if self.presses is not None:
@@ -179,6 +178,13 @@ class Stage:
         self.report["finished"] = True
         self.figure("stage_seconds", round(time.monotonic() - started, 1))
         return 0 if self.report["error"] is None and all(c["ok"] for c in self.report["checks"].values()) else 1
+
+
+def all_checks() -> list[tuple[str, object]]:
+    """Every check, in the order they run on the one box (the first installs it)."""
+    from tests.box import checks_install, checks_phones, checks_power, checks_service
+
+    return [*checks_service.CHECKS, *checks_phones.CHECKS, *checks_power.CHECKS, *checks_install.CHECKS]
 
 
 def main(argv: list[str]) -> int:
