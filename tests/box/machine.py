@@ -56,8 +56,9 @@ class Box:
 
     # --- power ------------------------------------------------------------------------------
 
-    def boot(self) -> float:
-        """Power on and wait until the box's systemd says the boot is over; returns the seconds."""
+    def boot(self, wait: bool = True) -> float:
+        """Power on and (`wait`) wait until the box's systemd says the boot is over; returns the
+        seconds."""
         if self.running():
             raise BoxError("the box is running already")
         self.boots += 1
@@ -83,7 +84,7 @@ class Box:
                                             start_new_session=True)
         self.leader = self._find_leader()
         deadline = time.monotonic() + BOOT_TIMEOUT_S
-        while True:
+        while wait:
             state = self.run("systemctl", "is-system-running", "--wait", check=False, timeout=BOOT_TIMEOUT_S)
             if state.stdout.strip() in ("running", "degraded"):
                 break
