@@ -15,7 +15,7 @@ just enough to fit.
 
 Everything per frame is a whole-buffer C-level operation on precomputed data: two 256-byte
 translate tables per brightness step (bytes to write, light they give; built lazily, then
-cached), `sum` for the estimate and one `itemgetter` over byte positions for the chain order.
+cached), one `sum` for the estimate (a frame the limiter dims takes a few more) and one `itemgetter` over byte positions for the chain order.
 """
 
 from __future__ import annotations
@@ -120,6 +120,7 @@ class OutputStage:
         self.last_brightness = self._level / BRIGHTNESS_STEPS
         self._tables: dict[int, tuple[bytes, bytes]] = {}
         self._seen_tables: dict[int, bytes] = {}
+        self._last_level: tuple[Frame | None, int] = (None, 0)  # the frame `process` was last given, its level
         self._to_chain = operator.itemgetter(
             *(3 * pixel + channel for pixel in layout.logical_index for channel in range(3))
         )
@@ -166,6 +167,7 @@ class OutputStage:
         """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the supply."""
         level = self._level_for(frame)
         self.last_brightness = level / BRIGHTNESS_STEPS
+        self._last_level = (frame, level)
         return bytes(self._to_chain(frame.pixels.translate(self.table(level))))
 
     def seen(self, frame: Frame) -> bytes:
@@ -176,7 +178,9 @@ class OutputStage:
         shows what the LEDs make of each colour (dark shades that merge at a low brightness
         merge there too) without the room-level dimming. Logical order, 3 bytes a pixel; changes
         nothing in the stage, so another thread may call it."""
-        level = self._level_for(frame)
+        processed, level = self._last_level
+        if processed is not frame:  # not the frame the panel was last given: count it again
+            level = self._level_for(frame)
         table = self._seen_tables.get(level)
         if table is None:
             light, scale, inverse = self.light_table(level), max(1, level), 1 / self.gamma
@@ -193,9 +197,10 @@ class OutputStage:
                 f"{layout.height} LED layout"
             )
         pixels, level = frame.pixels, self._level
-        if self._fits(self._light_sum(pixels, level)):
+        light_sum = self._light_sum(pixels, level)
+        if self._fits(light_sum):
             return level
-        return self._limit(pixels, level)
+        return self._limit(pixels, level, light_sum)
 
     def _light_sum(self, pixels: bytearray, level: int) -> int:
         return sum(pixels.translate(self.light_table(level)))
@@ -204,15 +209,15 @@ class OutputStage:
         power = self.power
         return power.current_ma(light_sum, self.layout.led_count) <= power.budget_ma
 
-    def _limit(self, pixels: bytearray, ceiling: int) -> int:
-        """The highest level below `ceiling` whose light fits the budget.
+    def _limit(self, pixels: bytearray, ceiling: int, ceiling_sum: int) -> int:
+        """The highest level below `ceiling` (whose light adds up to `ceiling_sum`) that fits the budget.
 
         The light grows monotonically with the level and nearly linearly, so a linear guess
         lands within a step or two of the answer; a short walk finds the exact one.
         """
         power = self.power
         led_budget = power.budget_ma - power.current_ma(0, self.layout.led_count)
-        ceiling_ma = power.current_ma(self._light_sum(pixels, ceiling), 0)
+        ceiling_ma = power.current_ma(ceiling_sum, 0)
         level = min(ceiling - 1, int(ceiling * led_budget / ceiling_ma))
         while level > 0 and not self._fits(self._light_sum(pixels, level)):
             level -= 1

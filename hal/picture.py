@@ -14,10 +14,11 @@ import io
 import os
 import tempfile
 from functools import lru_cache
-from typing import Iterable
+from typing import BinaryIO, Callable, Sequence
 
 from PIL import Image, ImageChops
 
+from hal import apng
 from hal.frame import Frame
 
 # A dot's diameter as a share of its cell, leaving a dark gap between LEDs.
@@ -73,29 +74,53 @@ def animation_format(path: str) -> str:
     return ANIMATION_FORMATS[suffix]
 
 
-def encode_animation(frames: Iterable[tuple[Frame, int]], format_name: str, scale: int = 10,
+def encode_animation(frames: Sequence[tuple[Frame, int]], format_name: str, scale: int = 10,
                      dots: bool = True) -> bytes:
     """The (frame, milliseconds shown) pairs as an endlessly looping animation's file bytes in
     `format_name` ("PNG" for APNG, or "WEBP")."""
-    shown = list(frames)
-    if not shown:
-        raise ValueError("an animation needs at least one frame")
     out = io.BytesIO()
-    frame_image(shown[0][0], scale, dots).save(
-        out, format=format_name, save_all=True, append_images=_Pictures(shown[1:], scale, dots),
-        duration=[milliseconds for _, milliseconds in shown], loop=0, **_ANIMATION_OPTIONS[format_name])
+    write_animation(out, frames, format_name, scale, dots)
     return out.getvalue()
 
 
-class _Pictures:
-    """The frames' pictures, made as Pillow walks through them rather than all held at once
-    (Pillow walks an APNG's frames twice: once for their modes, once to write them)."""
+def write_animation(out: BinaryIO, frames: Sequence[tuple[Frame, int]], format_name: str, scale: int = 10,
+                    dots: bool = True) -> None:
+    """Write the animation to `out` (a seekable binary file), one picture in memory at a time:
+    the bytes Pillow's own writer makes of the same pictures (`save_all`), without the copy of
+    every picture it keeps until the end (0.2 MB a frame at the default scale)."""
+    if not frames:
+        raise ValueError("an animation needs at least one frame")
+    if format_name == "PNG":
+        apng.write(out, (frame_image(frame, scale, dots) for frame, _ in frames), [ms for _, ms in frames])
+        return
+    first = frame_image(frames[0][0], scale, dots)
+    first.save(out, format=format_name, save_all=True,
+               append_images=[_Pictures(frames, scale, dots)] if len(frames) > 1 else [],
+               duration=[milliseconds for _, milliseconds in frames], loop=0, **_ANIMATION_OPTIONS[format_name])
 
-    def __init__(self, frames: list[tuple[Frame, int]], scale: int, dots: bool):
-        self.frames, self.scale, self.dots = frames, scale, dots
 
-    def __iter__(self):
-        return (frame_image(frame, self.scale, self.dots) for frame, _ in self.frames)
+class _Pictures(Image.Image):
+    """The frames after the first as one multi-frame image whose picture is made as Pillow's
+    writer seeks to it (Pillow takes multi-frame images among `append_images`, reading each
+    through `n_frames` and `seek`), so only the picture being encoded is in memory."""
+
+    def __init__(self, frames: Sequence[tuple[Frame, int]], scale: int, dots: bool):
+        super().__init__()
+        self._frames, self._scale, self._dots = frames, scale, dots
+        self.n_frames = len(frames) - 1
+        self._index = -1
+        self.seek(0)
+
+    def seek(self, index: int) -> None:
+        if index != self._index:
+            if not 0 <= index < self.n_frames:
+                raise EOFError(f"no frame {index}")
+            picture = frame_image(self._frames[index + 1][0], self._scale, self._dots)
+            vars(self).update(vars(picture))  # its pixels, mode and size (whatever Pillow calls them)
+            self._index = index
+
+    def tell(self) -> int:
+        return self._index
 
 
 def write_png(path: str, frame: Frame, scale: int = 20, dots: bool = True) -> None:
@@ -103,14 +128,18 @@ def write_png(path: str, frame: Frame, scale: int = 20, dots: bool = True) -> No
     write_atomic(path, encode_png(frame, scale, dots))
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file beside it and a rename."""
+def write_atomic(path: str, data: bytes | Callable[[BinaryIO], None]) -> None:
+    """Write `data` (or what `data(file)` writes) to `path` through a temporary file beside it
+    and a rename."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=".panel-", suffix=os.path.splitext(path)[1])
     try:
         os.fchmod(fd, 0o644)  # a picture is for anyone to look at (mkstemp makes it owner-only)
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
+        with os.fdopen(fd, "w+b") as file:
+            if callable(data):
+                data(file)
+            else:
+                file.write(data)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)

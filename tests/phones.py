@@ -17,7 +17,8 @@ from websockets.sync.client import ClientConnection, connect
 
 from console.commands.wiring import attach_web, build_app
 from console.config.loader import load_config
-from console.play.app import ConsoleApp, run_realtime
+from console.play.app import ConsoleApp
+from console.play.loop import run_realtime
 from console.play.remote import Chore
 from hal.inputs.events import PRESS, InputEvent
 
@@ -38,7 +39,7 @@ def web_config(store_url: str = "memory://", pin: str = "", port: int = 0):
 
 def stop_console(app: ConsoleApp, loop: threading.Thread) -> None:
     """Stop the app's loop thread, then close its sources (the web server) and the app."""
-    app.running = False
+    app.stop()
     loop.join(WAIT_S)
     for source in app.sources:
         source.close()

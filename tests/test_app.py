@@ -195,7 +195,7 @@ def test_sigterm_stops_the_loop_clears_the_panel_and_flushes_the_store(config):
     import signal
     import threading
 
-    from console.play.app import run_realtime
+    from console.play.loop import run_realtime
     from console.commands.session import closing_app
 
     flushed = []

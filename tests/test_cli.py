@@ -91,7 +91,7 @@ def test_bench_figures_have_every_key(monkeypatch):
     reveal, _ = bench.reveal_game()
     assert reveal.phase == "round_over" and bench.frame_figures("32x16", *bench.reveal_game())["leds"] == 512
     assert figures["wire_ms"] == pytest.approx(512 * 0.03 + 0.3)
-    latency = bench.latency_figures(seconds=0.5)
+    latency = bench.latency_figures(presses=20)
     assert latency["events"] > 0 and latency["p99"] >= latency["p50"] > 0
     assert 0 <= bench.idle_cpu_figure(seconds=0.3) < 1
 
@@ -100,7 +100,7 @@ def test_bench_web_figures_have_every_key():
     """The web parts, briefly: a tap reaches every phone; the loop runs with a phone connected."""
     phones = bench.phone_figures(phones=3, taps=10)
     assert phones["phones"] == 3 and phones["p99"] >= phones["p50"] > 0
-    latency = bench.latency_figures(seconds=0.3, web=True)
+    latency = bench.latency_figures(presses=10, web=True)
     assert latency["events"] > 0
     assert 0 <= bench.idle_cpu_figure(seconds=0.3, web=True) < 1
     page = bench.page_figures(presses=6)
@@ -121,6 +121,9 @@ def test_play_on_the_sim_png_driver_takes_the_keys_and_writes_the_picture(isolat
             self.polls += 1
             if self.polls == 2:
                 self.events.put(InputEvent(QUIT, PRESS, now))
+
+        def next_poll(self, now):
+            return now  # like the terminal: looked at every frame
 
     picture = tmp_path / "panel.png"
     (tmp_path / "console.yaml").write_text(
@@ -164,3 +167,22 @@ def test_a_reader_gone_away_ends_the_command_quietly(isolated, tmp_path, argv):
     process.stdout.close()  # the reader is gone before the first line
     _, err = process.communicate(timeout=60)
     assert (process.returncode, err) == (141, b"")
+
+
+def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
+    """A quick run of the process figures (the real bench measures for longer): phones in another
+    process beside the anchor, a still screen beside the bare loop, the quota run in a cgroup
+    (CI is root, as the box's bench is), the replay's peak memory."""
+    from console.commands import bench_processes
+
+    phones = bench_processes.phone_figures(counts=(2,), taps=5)["2"]
+    assert phones["console"]["samples"] == phones["anchor"]["samples"] == 10
+    child = bench_processes.Child("console", "brightness")
+    try:
+        assert 0 <= bench_processes.cpu_share(child, 0.3) < 1
+    finally:
+        child.close()
+    quota = bench_processes.quota_figures(0.5, seconds=1.5, phones=3, taps_per_s=4)
+    assert quota["tap_to_every_phone_ms"]["samples"] == 6 * 3 and quota["frames_late_ms"]["frames"] > 0
+    video = bench.replay_memory_figures(players=3)
+    assert video["apng"]["peak_rss_mb"] > 0 and video["webp"]["bytes"] > 0

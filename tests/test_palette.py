@@ -219,3 +219,15 @@ def test_pawn_colours_drive_a_channel_fully():
 
 def test_pawn_colours_are_far_apart():
     assert min_oklab_distance(srgb_to_oklab(colour) for colour in PAWN_COLORS.values()) > 0.15
+
+
+def test_the_board_table_is_the_design_written_out():
+    """The board is computed when the code is built, not at each start: the table in the package
+    is what the generator gives for the design."""
+    from console.view import palette
+
+    assert palette.board_colors() == palette.design_board(palette.BoardDesign())
+    with open(palette.__file__.replace("palette.py", "board_table.py")) as table:
+        assert table.read() == palette.board_table_text(), (
+            "console/view/board_table.py is out of date: python -c 'from console.view.palette import "
+            "board_table_text; print(board_table_text(), end=\"\")' > console/view/board_table.py")

@@ -14,7 +14,8 @@ from console.commands.diag import boot_time_line
 from console.commands.main import configure_logging
 from console.commands.wiring import build_output
 from console.config.loader import load_config
-from console.play.app import BOOT_TO_FIRST_FRAME, ConsoleApp, run_virtual
+from console.play.app import BOOT_TO_FIRST_FRAME, ConsoleApp
+from console.play.loop import run_virtual
 from console.play.sd_notify import SystemdNotifier
 from console.store.games import GameStore
 from hal.inputs.events import EventQueue

@@ -44,6 +44,38 @@ def test_subscribers_are_woken_on_their_loop_for_what_they_asked():
     assert hub.snapshot.version == 2 and hub.snapshot.time == 2.0 and hub.frame_version == 1
 
 
+class CountingLoop:
+    """A server loop as the hub sees it: counts the calls into it (each one a self-pipe write
+    on the app loop's thread), runs them when told."""
+
+    def __init__(self):
+        self.calls = []
+
+    def call_soon_threadsafe(self, callback, *args):
+        self.calls.append((callback, args))
+
+    def run(self):
+        calls, self.calls = self.calls, []
+        for callback, args in calls:
+            callback(*args)
+
+
+def test_a_change_wakes_the_server_loop_once_however_many_phones_listen():
+    hub, loop, woken = Hub(), CountingLoop(), []
+    for phone in range(32):
+        hub.subscribe(lambda phone=phone: woken.append(phone), loop, frames=False)
+    hub.subscribe(lambda: woken.append("panel"), loop, states=False, frames=True)
+    hub.publish_state(None, Ui(), 1.0)
+    hub.publish_frame(Frame(32, 16), 1.0)
+    assert len(loop.calls) == 1  # one call for both publishes and all 33 subscribers (was 34)
+    loop.run()
+    assert sorted(map(str, woken)) == sorted(map(str, [*range(32), "panel"]))
+    woken.clear()
+    hub.publish_frame(Frame(32, 16), 2.0)  # a frame alone: only the panel's subscriber
+    loop.run()
+    assert woken == ["panel"]
+
+
 def test_a_closed_loop_does_not_stop_the_publisher():
     hub = Hub()
     loop = asyncio.new_event_loop()
@@ -88,6 +120,9 @@ def test_play_with_the_web_on_serves_while_it_runs_and_stops_with_it(tmp_path, m
                 answered.append(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).status)
                 self.events.put(InputEvent(QUIT, PRESS, now))
 
+        def next_poll(self, now):
+            return now  # like the terminal: looked at every frame
+
     picture = tmp_path / "panel.png"
     config = tmp_path / "console.yaml"
     config.write_text(f"store:\n  url: memory://\nweb:\n  enabled: true\n  port: {port}\n"
@@ -123,3 +158,21 @@ def test_each_frame_reaches_the_hub_with_the_state_it_was_drawn_from():
         player.tap(button)
         player.run(0.5)  # past the grace after a screen that changed by itself
     assert {"setup", "handoff", "secret", "play"} <= set(screens)
+
+
+def test_the_server_thread_has_no_timer_of_its_own_while_nobody_is_connected():
+    """uvicorn's own main loop wakes ten times a second to look whether it should stop; on a
+    still screen the server's thread must sleep until something comes (a connection, stop())."""
+    from console.web.server import WebServer, build_web_app
+
+    server = WebServer(build_web_app([]), "127.0.0.1", 0)
+    server.start()
+    try:
+        async def timers():
+            loop = asyncio.get_running_loop()
+            return [h.when() - loop.time() for h in loop._scheduled if not h.cancelled()]  # asyncio's timer heap
+
+        assert asyncio.run_coroutine_threadsafe(timers(), server._loop).result(5) == []
+    finally:
+        server.stop()
+    assert not server._thread.is_alive()

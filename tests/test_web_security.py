@@ -74,6 +74,15 @@ def test_a_websocket_from_another_origin_is_refused(table):
     assert origin_allowed({"origin": "http://box:8080", "host": "box:8080"})
 
 
+def test_websockets_are_not_compressed(table):
+    """The client offers permessage-deflate (websockets does by default); the server declines:
+    on a LAN, compressing 1.5 KB frames and small JSON only costs the interpreter the panel's
+    loop shares."""
+    phone = table.phone()
+    phone.expect("board")
+    assert phone.ws.response.headers.get("Sec-WebSocket-Extensions") is None
+
+
 def test_an_oversized_message_closes_the_connection(table):
     phone = table.phone()
     phone.expect("board")

@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import random
+import tempfile
 import statistics
 import subprocess
 import sys
@@ -20,11 +21,12 @@ import threading
 import time
 from dataclasses import replace
 
-from console.game import rules
-from console.play.app import ConsoleApp, run_realtime
-from console.game.board import ALL_CELLS, Cell, distance
+from console.play.app import ConsoleApp
+from console.play.loop import run_realtime
+from console.commands.bench_games import busy_game, percentile, reveal_game, started_app
+from console.game.board import Cell
 from console.view.render import render
-from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
+from console.game.rules import GameState
 from console.store.games import GameStore
 from console.view.ui import Ui
 from hal.drivers.ws281x import PixelStripStandIn, Ws281xDriver
@@ -36,28 +38,6 @@ LED_WIRE_US = 30.0
 LATCH_US = 300.0
 SIZES = {"32x16": (2, 1), "64x32": (4, 2), "64x64": (4, 4)}  # 16x16 panels across, down
 FRAMES = 600
-
-
-def busy_game() -> tuple[GameState, Ui]:
-    """10 players in the second guesses: 17 pawns down, the last one still to be let stand (B
-    takes it back), the 18th guesser's cursor, status."""
-    state = rules.apply(None, NewGame(players=10, seed=11, first_giver=0, variant="free"))
-    target = Cell(7, 14)
-    state = rules.apply(rules.apply(state, ChooseTarget(target)), Clue())
-    near = iter(c for c in ALL_CELLS if 1 <= distance(c, target) <= 4)
-    while state.phase == "guess1":
-        state = rules.apply(state, Place(next(near)))
-    state = rules.apply(state, Clue())
-    while len(state.to_place) > 1:
-        state = rules.apply(state, Place(next(near)))
-    return state, Ui(screen="play", cursor=Cell(3, 20), pending=state.pawns[-1])
-
-
-def reveal_game() -> tuple[GameState, Ui]:
-    state, _ = busy_game()  # its pending pawn is in the state already: the last guesser places
-    taken = {pawn.cell for pawn in state.pawns}
-    state = rules.apply(state, Place(next(c for c in ALL_CELLS if c not in taken)))
-    return state, Ui(screen="reveal", since=0.0)
 
 
 def pipeline(size: str) -> tuple[OutputStage, Ws281xDriver]:
@@ -88,11 +68,6 @@ def wire_ms(leds: int) -> float:
     return (leds * LED_WIRE_US + LATCH_US) / 1000
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
 def frame_figures(size: str, state: GameState, ui: Ui) -> dict:
     costs = frame_costs(size, state, ui)
     leds = SIZES[size][0] * SIZES[size][1] * 256
@@ -117,10 +92,10 @@ class _TimedDriver(Ws281xDriver):
         self.shown_at.append(time.monotonic())
 
 
-def latency_figures(seconds: float = 4.0, fps: int = 60, web: bool = False) -> dict:
-    """Presses enter the queue at random moments from another thread while the real-time loop
-    runs; latency is from each press to the first frame handed over after it was processed.
-    `web`: with the phones' server on and a phone connected, sent every change."""
+def latency_figures(presses: int = 1000, fps: int = 60, web: bool = False) -> dict:
+    """`presses` presses enter the queue at random moments (5 to 25 ms apart) from another
+    thread while the real-time loop runs; latency is from each press to the first frame handed
+    over after it was processed. `web`: with the phones' server on and a phone connected."""
     state, _ = busy_game()
     layout = Layout(LayoutOptions())
     events = EventQueue()
@@ -133,13 +108,12 @@ def latency_figures(seconds: float = 4.0, fps: int = 60, web: bool = False) -> d
 
     def presser():
         rng = random.Random(1)
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            time.sleep(rng.uniform(0.03, 0.09))
+        for _ in range(presses):
+            time.sleep(rng.uniform(0.005, 0.025))
             now = time.monotonic()
             sent.append(now)
             events.put(InputEvent(rng.choice(("left", "right")), PRESS, now))
-        app.running = False
+        app.stop()
 
     thread = threading.Thread(target=presser)
     thread.start()
@@ -157,22 +131,13 @@ def latency_figures(seconds: float = 4.0, fps: int = 60, web: bool = False) -> d
             "events": len(latencies), "frame_period_ms": round(1000 / fps, 2)}
 
 
-def started_app() -> ConsoleApp:
-    """The console on the 32x16 panel's PixelStrip stand-in with an in-memory store, started."""
-    layout = Layout(LayoutOptions())
-    app = ConsoleApp(OutputStage(layout), Ws281xDriver(layout.led_count, strip_factory=PixelStripStandIn),
-                     EventQueue(), [], GameStore("memory://"))
-    app.start(time.monotonic())
-    return app
-
-
 def idle_cpu_figure(seconds: float = 3.0, fps: int = 60, web: bool = False) -> float:
     """CPU share of one core used by the loop on a still screen (nothing to redraw); `web`: the
     whole process's, with the phones' server on and a phone connected."""
     app = started_app()
     app.ui = replace(app.ui, screen="brightness")
     stop_web = _serve_one_phone(app) if web else None
-    stop = threading.Timer(seconds, lambda: setattr(app, "running", False))
+    stop = threading.Timer(seconds, app.stop)
     wall, cpu = time.monotonic(), time.process_time()
     stop.start()
     run_realtime(app, fps, start=False)
@@ -211,7 +176,7 @@ def first_frame_probe(web: bool) -> None:
     print(json.dumps({"first_frame": shown, "rss_mb": round(rss_kb / 1024, 1)}))
 
 
-def run_bench() -> dict:
+def run_bench(cpu_quota: float | None = None) -> dict:
     busy, busy_ui = busy_game()
     reveal, reveal_ui = reveal_game()
     results = {
@@ -230,7 +195,39 @@ def run_bench() -> dict:
     results.update(startup_figures())
     results["idle_cpu"] = idle_cpu_figure()
     results["web"] = web_figures()
+    from console.commands import bench_processes  # it runs children of its own, which import this
+
+    results["still_percent_of_a_core"] = bench_processes.still_figures()
+    results["phones_in_a_process"] = bench_processes.phone_figures()
+    results["replay_video"] = replay_memory_figures()
+    if cpu_quota is not None:
+        results["cpu_quota"] = bench_processes.quota_figures(cpu_quota)
     return results
+
+
+def replay_memory_figures(players: int = 10) -> dict:
+    """Peak RSS and CPU of `replay --video` (APNG and WebP) on a whole game's record, each a
+    process of its own; the anchor is the same replay without a video."""
+    from console.commands.bench_processes import whole_game
+
+    out = {}
+    with tempfile.TemporaryDirectory() as directory:
+        record = os.path.join(directory, "game.jsonl")
+        with open(record, "w") as file:
+            file.writelines(json.dumps(action) + "\n" for action in whole_game(players))
+        out["actions"] = len(whole_game(players))
+        for name, extra in (("no video (anchor)", []), ("apng", ["--video", os.path.join(directory, "g.png")]),
+                            ("webp", ["--video", os.path.join(directory, "g.webp")])):
+            child = subprocess.Popen([sys.executable, "-m", "console.commands.main", "replay", record, *extra],
+                                     stdout=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)  # this child's own peak and CPU
+            child.returncode = os.waitstatus_to_exitcode(status)
+            if child.returncode != 0:
+                raise RuntimeError(f"replay {' '.join(extra)} failed ({child.returncode})")
+            out[name] = {"peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2)}
+            if extra:
+                out[name]["bytes"] = os.path.getsize(extra[1])
+    return out
 
 
 def phone_figures(phones: int = 4, taps: int = 100) -> dict:
@@ -289,12 +286,35 @@ def format_report(r: dict) -> str:
         f"  latency: {wl['p50']:.2f} ms p50, {wl['p99']:.2f} ms p99 over {wl['events']} presses, a phone connected",
         f"  idle: {100 * w['idle_cpu']:.2f} % of a core, a phone connected",
         f"  start-up: {w['startup_s']:.3f} s to the first frame, {w['rss_mb']} MB RSS",
+        "still screens, the console alone in a process, its CPU over "
+        f"{next(iter(r['still_percent_of_a_core'].values()))['seconds']} s (low-high of the repeats):",
     ]
+    for name, figure in r["still_percent_of_a_core"].items():
+        low, high = figure["percent"]
+        lines.append(f"  {name}: {low:.3f}-{high:.3f} % of a core")
+    lines.append("a tap to every phone, console and phones in separate processes, beside a minimal "
+                 "Starlette broadcast (p50/p99 ms):")
+    for n, row in r["phones_in_a_process"].items():
+        c, a = row["console"], row["anchor"]
+        lines.append(f"  {n} phones: console {c['p50']:.2f}/{c['p99']:.2f}, anchor {a['p50']:.2f}/{a['p99']:.2f} "
+                     f"(p50 {row['p50_ratio']}x the anchor, {c['samples']} samples)")
+    v = r["replay_video"]
+    lines.append(f"replay --video of a {v['actions']}-action game, peak RSS: APNG {v['apng']['peak_rss_mb']} MB "
+                 f"({v['apng']['cpu_s']} s CPU), WebP {v['webp']['peak_rss_mb']} MB ({v['webp']['cpu_s']} s), "
+                 f"without a video {v['no video (anchor)']['peak_rss_mb']} MB")
+    q = r.get("cpu_quota")
+    if q is not None:
+        f, t, d = q["frames_late_ms"], q["tap_to_every_phone_ms"], q["watchdog"]
+        lines.append(f"in a cgroup with {100 * q['quota']:.0f} % of a core ({q['cgroup']}), {q['phones']} phones "
+                     f"tapping {q['taps_per_s_each']:g}/s each for {q['seconds']:g} s: frames late p50 {f['p50']} "
+                     f"p99 {f['p99']} ms ({f['frames']} frames), taps to every phone p50 {t['p50']} p99 {t['p99']} ms "
+                     f"({t['samples']}), watchdog {d['pings']} pings, longest gap {d['longest_gap_s']} s, "
+                     f"{d['missed']} missed")
     return "\n".join(lines)
 
 
-def bench_main(as_json: bool) -> int:
-    results = run_bench()
+def bench_main(as_json: bool, cpu_quota: float | None = None) -> int:
+    results = run_bench(cpu_quota)
     print(json.dumps(results, indent=2) if as_json else format_report(results))
     return 0
 

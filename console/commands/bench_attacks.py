@@ -1,8 +1,9 @@
 """The phones' server under attack: each attack of `attacker`, from a process of its own, against
 the console in real time (headless driver, its web companion with `sim --web`'s controls), and
 what the party gets meanwhile: a seated phone's taps (the round trip from a tap to its own view
-showing it), the panel loop's worst gap between two frames, the joystick (a press every 50 ms:
-from the queue to the loop taking it), and a new phone joining with the right code.
+showing it), the panel loop's worst gap between two frames, a new phone joining with the right code, and the
+joystick (40 presses, 50 ms apart: from the queue to the loop taking it, and whether each moved
+the panel's cursor).
 
   python -m console.commands.bench_attacks [ATTACK ...]     (all of them by default)
 
@@ -28,7 +29,7 @@ from console.commands.bench import percentile
 from console.commands.bench_web import WAIT_S, BenchPhone
 from console.commands.wiring import attach_web, build_app
 from console.config.loader import load_config
-from console.play.app import run_realtime
+from console.play.loop import run_realtime
 from console.play.remote import Chore
 from console.web.limits import LIMITS, Limits
 from hal.inputs.events import PRESS, InputEvent
@@ -39,8 +40,8 @@ ON_LOOPBACK = dataclasses.replace(LIMITS, local=())  # loopback addresses as sep
 
 
 class AttackedConsole:
-    """The console with two phones seated in a game (host and guesser), the loop's frames timed
-    and the joystick pressed every 50 ms; `attack(name)` starts the attacker process."""
+    """The console with two phones seated in a game (host and guesser), the loop's frames and
+    the joystick's presses timed; `attack(name)` starts the attacker process."""
 
     def __init__(self, limits: Limits = ON_LOOPBACK) -> None:
         config = load_config(environ={}, etc_path="/nonexistent")
@@ -66,7 +67,6 @@ class AttackedConsole:
         self.host.send("choose", cell="H15")
         self.host.send("clue")
         self.guesser.wait_for(lambda m: m["game"]["turn"] == 1)
-        self._pressing = threading.Event()
 
     def code(self) -> str:
         deadline = time.monotonic() + WAIT_S
@@ -77,9 +77,9 @@ class AttackedConsole:
     def _time_the_loop(self) -> None:
         tick, drain = self.app.tick, self.app.events.drain
 
-        def timed_tick(now: float) -> None:
+        def timed_tick(now: float) -> float:
             self.frames.append(time.monotonic())
-            tick(now)
+            return tick(now)
 
         def noting_drain() -> list:
             events = drain()
@@ -147,18 +147,19 @@ class AttackedConsole:
             time.sleep(max(0.0, sent + every_s - time.perf_counter()))
         return latencies
 
-    def joystick(self) -> threading.Event:
-        """Presses up and down every 50 ms until the event returned is set."""
-        stop = threading.Event()
-
-        def press() -> None:
-            for i in range(100_000):
-                if stop.wait(0.05):
-                    return
-                self.app.events.put(InputEvent("up" if i % 2 else "down", PRESS, time.monotonic()))
-
-        threading.Thread(target=press, daemon=True).start()
-        return stop
+    def joystick(self, presses: int = 40, every_s: float = 0.05) -> int:
+        """Presses down and up in turn, each when the last was taken (after the taps: it moves
+        the cursor they are measured by); how many moved the panel's cursor."""
+        moved = 0
+        for i in range(presses):
+            before, put = self.app.ui.cursor, time.monotonic()
+            self.app.events.put(InputEvent("down" if i % 2 == 0 else "up", PRESS, put))
+            while time.monotonic() < put + WAIT_S and (not self.presses or self.presses[-1][0] != put
+                                                       or self.app.ui.cursor == before):
+                time.sleep(0.002)
+            moved += self.app.ui.cursor != before
+            time.sleep(max(0.0, put + every_s - time.monotonic()))
+        return moved
 
     def newcomer(self, source: str = NEWCOMER) -> float:
         """Seconds for a new phone to connect and be let in with the right code."""
@@ -181,7 +182,7 @@ class AttackedConsole:
             self.attacker.wait(WAIT_S)
         for phone in self.phones:
             phone.close()
-        self.app.running = False
+        self.app.stop()
         self._loop.join(WAIT_S)
         for source in self.app.sources:
             source.close()
@@ -202,11 +203,11 @@ def measure(attack: str | None, taps: int = 100) -> dict:
             console.attacking()
             time.sleep(0.5)  # at full strength
         since, cpu = time.monotonic(), time.process_time()
-        stop = console.joystick()
         latencies = console.taps(taps)
         join_s = console.newcomer()
-        stop.set()
+        moved = console.joystick()
         figures = console.figures(since)
+        figures["joystick_moved"] = moved
         figures["console_cpu_pct"] = round(100 * (time.process_time() - cpu) / (time.monotonic() - since))
         said = console.said[-1] if console.said else {}
     return {"attack": attack or "none", "tap_p50_ms": round(percentile(latencies, 50), 1),
@@ -222,7 +223,7 @@ def main(argv: list[str]) -> None:
         a = r["attacker"]
         print(f"{r['attack']:>12}: taps p50 {r['tap_p50_ms']:6.1f} ms, p99 {r['tap_p99_ms']:6.1f} ms ({r['taps']}); "
               f"frame gap max {r['frame_gap_max_ms']:6.1f} ms; joystick max {r['joystick_max_ms']:6.1f} ms "
-              f"({r['joystick_presses']} presses); new phone in {r['newcomer_s'] * 1000:6.0f} ms; "
+              f"({r['joystick_moved']} of {r['joystick_presses']} presses moved the cursor); new phone in {r['newcomer_s'] * 1000:6.0f} ms; "
               f"console's CPU {r['console_cpu_pct']:3d} %"
               + (f"; attacker holds {a['held']}, opened {a['opened']}, refused {a['refused']}, sent {a['sent']}"
                  if a else ""), flush=True)

@@ -15,7 +15,8 @@ import time
 from websockets.sync.client import connect
 
 from console.commands.bench_web import WAIT_S, bench_web_config
-from console.play.app import ConsoleApp, run_realtime
+from console.play.app import ConsoleApp
+from console.play.loop import run_realtime
 from console.web.companion import WebCompanion
 from console.web.panel import PanelStream
 
@@ -57,7 +58,7 @@ def press_to_page_latencies(app: ConsoleApp, presses: int = 200, fps: int = 60) 
                 time.sleep(PAUSE_S)
             return latencies
     finally:
-        app.running = False
+        app.stop()
         loop.join(WAIT_S)
         web.close()
 

@@ -19,7 +19,8 @@ from websockets.sync.client import connect
 
 from console.config.loader import load_config
 from console.config.schema import WebConfig
-from console.play.app import ConsoleApp, run_realtime
+from console.play.app import ConsoleApp
+from console.play.loop import run_realtime
 from console.web.companion import WebCompanion
 from console.web.seats import new_room_code
 
@@ -126,7 +127,7 @@ def phone_latencies(app: ConsoleApp, phones: int = 4, taps: int = 100, fps: int 
     finally:
         for phone in table:
             phone.close()
-        app.running = False
+        app.stop()
         loop.join(WAIT_S)
         web.close()
 

@@ -7,13 +7,15 @@ replays are served beside it, as on the box.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 
 from console.commands.common import UsageError
 from console.commands.session import closing_app
 from console.commands.wiring import attach_web, build_app, phone_address
 from console.config.loader import load_config
-from console.play.app import ConsoleApp, run_realtime
+from console.play.app import ConsoleApp
+from console.play.loop import run_realtime
 from console.web.server import WebServerError
 
 
@@ -28,6 +30,9 @@ class RoomCodeLine:
         if self.app.ui.room_code != self.shown:
             self.shown = self.app.ui.room_code
             print(f"the room code is now {self.shown}", flush=True)
+
+    def next_poll(self, now: float) -> float:
+        return math.inf  # the code changes only in a tick that something else caused
 
     def close(self) -> None:
         pass

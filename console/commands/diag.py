@@ -286,7 +286,14 @@ class DiagApp:
     def start(self, now: float) -> None:
         self._enter(STAGES[0], now)
 
-    def tick(self, now: float) -> None:
+    def stop(self) -> None:
+        """End the loop from a signal handler, waking it if it waits."""
+        self.running = False
+        self.events.wake()
+
+    def tick(self, now: float) -> float:
+        """One frame; the check's patterns move all the time, so the next is due at once (the
+        loop paces it to the frame rate)."""
         for source in self.sources:
             source.poll(now)
         for event in self.events.drain():
@@ -297,6 +304,7 @@ class DiagApp:
         if _held_long_enough(self._finish_hold.seconds(now)):
             self._finish()
         self._push(now)
+        return now
 
     def lit_buttons(self, now: float) -> tuple[str, ...]:
         """The buttons held, or pressed less than LIT_AFTER_PRESS_S ago, oldest press first."""

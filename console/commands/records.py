@@ -13,15 +13,16 @@ from console.game.record import MAX_RECORD_BYTES, fold_record, parse_record, sta
 from console.store.format import GameNotFoundError, StoreError, StoreOfflineError, history_line
 from console.store.games import GameStore
 from console.view.timeline import replay_timeline
-from hal.picture import AnimationFormatError, animation_format, encode_animation, write_atomic
+from hal.picture import AnimationFormatError, animation_format, write_animation, write_atomic
 
 VIDEO_FPS = 20  # enough for the fastest blink on the panel (the cursor's, 8 changes a second)
 VIDEO_SCALE = 10  # pixels an LED: a 320 x 160 picture of the 32 x 16 panel
 MAX_VIDEO_PIXELS = 6_000 * 32 * 16 * VIDEO_SCALE ** 2
 """The most pixels (frames x picture size) a video is made of: 6,000 frames at the default scale,
-a long game (some 650 actions, 9 frames each at 20 a second). Pillow keeps every frame's picture
-until it writes the file (some 200 KB each at the default scale: 1.2 GB at this limit); without a
-limit the largest record allowed (1 MiB) at --fps 60 --scale 40 took 24 GB and two minutes."""
+a long game (some 650 actions, 9 frames each at 20 a second). The pictures are made and written
+one at a time (`write_animation`: memory stays flat however long the game), but each costs time:
+without a limit the largest record allowed (1 MiB) at --fps 60 --scale 40 took two minutes (and
+24 GB, when Pillow still held every picture)."""
 
 
 def replay_main(path: str, as_json: bool, video: str | None = None, fps: float | None = None,
@@ -55,9 +56,8 @@ def write_video(path: str, actions: list, fps: float, scale: int) -> None:
         if len(frames) * frame.width * frame.height * scale * scale > MAX_VIDEO_PIXELS:
             raise UsageError(f"{path}: the video would be too large (over {len(frames) - 1} frames at "
                              f"--scale {scale}): give a smaller --fps or --scale")
-    data = encode_animation(frames, format_name, scale)
     try:
-        write_atomic(path, data)
+        write_atomic(path, lambda file: write_animation(file, frames, format_name, scale))
     except OSError as exc:
         raise UsageError(f"{path}: cannot be written ({exc.strerror or exc.__class__.__name__})") from None
 

@@ -16,7 +16,8 @@ import time
 from typing import Callable
 
 from console.game.board import ALL_CELLS
-from console.play.app import ConsoleApp, InputSource, run_realtime, run_virtual
+from console.play.app import ConsoleApp, InputSource
+from console.play.loop import run_realtime, run_virtual
 from console.commands.common import UsageError, read_text, write_output
 from console.config.loader import Config, load_config, one_line
 from console.play.controller import screen_for
@@ -168,7 +169,7 @@ class closing_app:
 
     def __enter__(self):
         def stop(signum, frame):
-            self.app.running = False
+            self.app.stop()
 
         def quit_key(signum, frame):
             self.app.events.put(InputEvent(QUIT, PRESS, time.monotonic()))

@@ -1,5 +1,8 @@
-"""The imperative shell: one `tick` a frame drains inputs, applies the controller's game actions
-(storing each before anything shows it), renders, and pushes the frame only if it changed.
+"""The imperative shell: one `tick` drains inputs, applies the controller's game actions (storing
+each before anything shows it), renders, pushes the frame only if it changed, and says when it
+must tick again: the first moment the frame can change (the renderer says, `render_timed`), a
+timer of its own, or an input, whichever comes first. Between those it sleeps, so a still screen
+costs nothing.
 
 Everything with a side effect comes in from outside (clock, driver, inputs, store, power-off),
 so the same loop runs on the Pi, in the terminal simulator, headless on a virtual clock in the
@@ -9,6 +12,7 @@ tests, and under the benchmark.
 from __future__ import annotations
 
 import logging
+import math
 import random
 import time
 from dataclasses import dataclass, replace
@@ -20,10 +24,10 @@ from console.play.hold import Hold
 from console.play.sd_notify import SystemdNotifier
 from console.game import rules
 from console.game.record import action_from_json, action_to_json
-from console.view.render import describe, render
+from console.view.render import describe, render_timed
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import NotDurableError, StoreError
-from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_frame, stored_timeline
+from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_timed, stored_timeline
 from console.play.remote import Chore, Refusal, RemoteCommand, SeatsHeld, handle_remote
 from console.view.ui import Ui
 from hal.frame import Frame
@@ -35,10 +39,18 @@ log = logging.getLogger("hues-console")
 BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 START_WAIT_S = 0.5  # at start, how long the first frame waits for the store's answers
 LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume
+LOOK_EVERY_S = 1.0
+"""However still the screen, the loop looks this often at what others change without telling it:
+the store's writer thread finding Redis gone or back, the journal's disk full, a lease to renew,
+a game to resume (LOOK_AGAIN_S)."""
 
 
 class InputSource(Protocol):
     def poll(self, now: float) -> None: ...
+
+    def next_poll(self, now: float) -> float:
+        """When `poll` must run again even if nothing is put on the queue (an auto-repeat
+        falling due); inf when only the queue can bring anything."""
 
 
 class Publisher(Protocol):
@@ -118,6 +130,7 @@ class ConsoleApp:
         # box the first frame's time since boot is logged and kept for `diag`.
         self.notifier = notifier
         self._boot_clock = boot_clock
+        self._drawn: tuple | None = None  # (game, ui, idle since, attract, frame, until): the last drawn
 
     @property
     def stage(self) -> OutputStage:
@@ -205,7 +218,13 @@ class ConsoleApp:
 
     # --- one frame ---------------------------------------------------------------------------
 
-    def tick(self, now: float) -> None:
+    def stop(self) -> None:
+        """End the loop from another thread or a signal handler, waking it if it sleeps."""
+        self.running = False
+        self.events.wake()
+
+    def tick(self, now: float) -> float:
+        """One round of the loop at `now`; returns when the next must come if no input does."""
         for source in self.sources:
             source.poll(now)
         self._note_change_by_itself(now)
@@ -220,7 +239,7 @@ class ConsoleApp:
             self.ui = replace(self.ui, store_online=self.store.online)
         if self.ui.disk_full == self.store.journal_ok:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
-        self._push(now)
+        return min(self._push(now), self._next_tick(now))
 
     def _on_event(self, event: InputEvent | RemoteCommand | Chore | SeatsHeld, now: float) -> None:
         if isinstance(event, RemoteCommand):
@@ -349,18 +368,49 @@ class ConsoleApp:
         if progress != self.ui.hold_progress:
             self.ui = replace(self.ui, hold_progress=progress)
 
-    def _push(self, now: float) -> None:
+    def _next_tick(self, now: float) -> float:
+        """The app's own timers: what it must do at a time even if the frame holds still."""
+        due = now + LOOK_EVERY_S
+        if any(hold.since is not None for hold in self._holds.values()):
+            return now  # a hold counts (the red bar fills, the menu opens): at the frame rate
+        for source in self.sources:
+            due = min(due, source.next_poll(now))
+        if self.idle_timeout_s and self.ui.screen in controller.IDLE_AFTER_TIMEOUT and self.ui.menu_return is None:
+            due = min(due, max(self._last_input, self.ui.since) + self.idle_timeout_s)
+        if self.notifier is not None:
+            due = min(due, self.notifier.next_ping())
+        return due
+
+    def _draw(self, now: float) -> tuple[Frame, float]:
+        """The frame at `now` and when it can next change: the attract loop's on a board left
+        alone long enough, else the renderer's. The last one drawn is reused while neither the
+        states nor the attract loop have changed and its time has not run out."""
         layout = self.panel.layout
-        frame = None
-        if self.ui.screen == "idle":
-            idle_s = now - max(self.ui.since, self._last_input)
-            if self._attract_due and idle_s >= ATTRACT_AFTER_S:
-                self._attract_due = False
-                self.answers.ask("attract", last_reveals, self._got_reveals)
+        idle_since = max(self.ui.since, self._last_input) if self.ui.screen == "idle" else None
+        drawn = self._drawn
+        if (drawn is not None and now < drawn[5] and drawn[0] is self.game and drawn[1] is self.ui
+                and drawn[2] == idle_since and drawn[3] is self.attract):
+            return drawn[4], drawn[5]
+        frame, until = None, math.inf
+        if idle_since is not None:
+            if self._attract_due:
+                if now - idle_since >= ATTRACT_AFTER_S:
+                    self._attract_due = False
+                    self.answers.ask("attract", last_reveals, self._got_reveals)  # its answer wakes the loop
+                else:
+                    until = idle_since + ATTRACT_AFTER_S
             if self.attract is not None:
-                frame = attract_frame(self.attract, self.ui, idle_s, layout.width, layout.height)
+                frame, until = attract_timed(self.attract, self.ui, now, idle_since, layout.width, layout.height)
         if frame is None:
-            frame = render(self.game, self.ui, now, layout.width, layout.height)
+            frame, drawn_until = render_timed(self.game, self.ui, now, layout.width, layout.height)
+            until = min(until, drawn_until)
+        self._drawn = (self.game, self.ui, idle_since, self.attract, frame, until)
+        return frame, until
+
+    def _push(self, now: float) -> float:
+        """Draw, show the frame if it changed, tell the web and systemd; returns when the frame
+        can next change."""
+        frame, until = self._draw(now)
         # The state the frame was drawn from goes first: the hub pairs each frame with the state
         # published before it (the spectator view hides the secret screen's frames by it).
         if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
@@ -382,6 +432,7 @@ class ConsoleApp:
             if text != self._last_hint:
                 self.hint(text)
                 self._last_hint = text
+        return until
 
     # --- summaries and the end ---------------------------------------------------------------
 
@@ -442,44 +493,3 @@ def replay_prefix(record: list[dict]) -> tuple[GameState | None, int, str | None
         except (RuleError, ValueError) as exc:  # ValueError: a cell like "H²" (int() of a digit)
             return game, done, f"action {done + 1} of the record: {exc}"
     return game, len(record), None
-
-
-def run_realtime(app: ConsoleApp, fps: float, clock=time.monotonic, start: bool = True) -> None:
-    """Tick at a fixed frame rate until stopped, never spinning: between frames the loop blocks
-    on the input queue, and a press that arrives is shown at once rather than at the next frame.
-    `start=False` for an app whose state the caller has set up already."""
-    period = 1.0 / fps
-    now = clock()
-    if start:
-        app.start(now)
-    next_tick = now
-    while app.running:
-        app.tick(clock())
-        next_tick += period
-        while app.running:
-            delay = next_tick - clock()
-            if delay <= 0:
-                break
-            if app.events.wait(delay):
-                app.tick(clock())
-        if next_tick < clock() - period:
-            next_tick = clock()  # fell behind: do not try to catch up with a burst
-
-
-def run_virtual(app: ConsoleApp, fps: float, done: Callable[[], bool], settle_s: float = 1.0,
-                limit_s: float = 24 * 3600) -> float:
-    """Tick on a virtual clock as fast as the CPU allows until `done()`, then `settle_s` more
-    seconds of frames (so the last input's effect is on the panel). Returns the final time."""
-    period = 1.0 / fps
-    frame = 0
-    app.start(0.0)
-    end = None
-    while app.running:
-        now = frame * period
-        app.tick(now)
-        if end is None and done():
-            end = now + settle_s
-        if (end is not None and now >= end) or now >= limit_s:
-            break
-        frame += 1
-    return frame * period

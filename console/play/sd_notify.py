@@ -12,6 +12,7 @@ had no release since 2017), and outside systemd (no $NOTIFY_SOCKET) every call d
 from __future__ import annotations
 
 import logging
+import math
 import os
 import socket
 from collections.abc import Mapping
@@ -45,6 +46,13 @@ class SystemdNotifier:
                 self._warned = True
             return False
         return True
+
+    def next_ping(self) -> float:
+        """When the watchdog's next ping is due, on the clock `frame_drawn` is given (inf: none is
+        wanted, or READY has not been sent): the loop wakes for it even on a still screen."""
+        if not self.ready or self.ping_every_s is None:
+            return math.inf
+        return self._last_ping + self.ping_every_s
 
     def frame_drawn(self, now: float, status: str = "") -> None:
         """Called after every frame the loop draws: READY=1 the first time, then watchdog pings."""

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
 from typing import Iterable, Sequence
 
+from console.view.board_table import BOARD
 from hal.frame import RGB
 
 Lab = tuple[float, float, float]
@@ -224,10 +224,23 @@ def design_board(design: BoardDesign) -> tuple[RGB, ...]:
     return tuple(cells)
 
 
-@cache
 def board_colors() -> tuple[RGB, ...]:
-    """The board: 480 (r, g, b), index row * 30 + col, row 0 = A at the top, col 0 = column 1."""
-    return design_board(BoardDesign())
+    """The board: 480 (r, g, b), index row * 30 + col, row 0 = A at the top, col 0 = column 1.
+
+    Computed when the code is built, not at every start (the search took 27 ms here, about a
+    quarter of a second on a Pi Zero 2 W): `board_table.BOARD` is `design_board(BoardDesign())`
+    written out, a test checks that it still is, and `board_table_text()` is the file to write
+    after a change to the design (the test's message says how)."""
+    return BOARD
+
+
+def board_table_text() -> str:
+    """The source of `board_table.py` for the current design."""
+    cells = design_board(BoardDesign())
+    rows = "\n".join(f"    {' '.join(f'{rgb!r},' for rgb in cells[i : i + 6])}" for i in range(0, len(cells), 6))
+    return ('"""The board\'s 480 colours, `palette.design_board(BoardDesign())` written out when the code\n'
+            'is built (`palette.board_table_text()` is this file; a test checks it)."""\n\n'
+            f"BOARD = (\n{rows}\n)\n")
 
 
 def cell_color(row: int, col: int) -> RGB:
@@ -271,3 +284,4 @@ PAWN_COLORS: dict[str, RGB] = {
     "white": (255, 255, 255),
     "black": (0, 0, 0),
 }
+

@@ -50,10 +50,11 @@ import math
 from functools import lru_cache
 
 from console.view import screens
+from console.view.moment import Moment
 from console.game.board import COLS, ROWS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
 from console.game.rules import GameState, Pawn, current_player
-from console.view.screens import WHITE, blink, fill_rect, ink, swatch
+from console.view.screens import WHITE, fill_rect, ink, swatch
 from console.view.ui import HOST_ITEMS, Cursor, Ui
 from hal.frame import BLACK, RGB, Frame
 
@@ -95,6 +96,18 @@ class CanvasError(ValueError):
 
 def render(state: GameState | None, ui: Ui, t: float, width: int = 32, height: int = 16) -> Frame:
     """The frame for `state` and `ui` at time t (seconds on the app's clock)."""
+    return render_timed(state, ui, t, width, height)[0]
+
+
+def next_change(state: GameState | None, ui: Ui, t: float, width: int = 32, height: int = 16) -> float:
+    """The first time after t at which the frame can differ from the one at t (inf: not until
+    the state changes): `render` is the same for every time in [t, next_change)."""
+    return render_timed(state, ui, t, width, height)[1]
+
+
+def render_timed(state: GameState | None, ui: Ui, t: float, width: int = 32, height: int = 16) -> tuple[Frame, float]:
+    """The frame at t, and the first later time at which it can change (see `moment`): what
+    the app loop sleeps until."""
     if width < screens.PANEL_W or height < screens.PANEL_H:
         raise CanvasError(
             f"the panel is {width}x{height} pixels; the board and its status need at least "
@@ -105,9 +118,10 @@ def render(state: GameState | None, ui: Ui, t: float, width: int = 32, height: i
         raise ValueError(f"unknown screen {ui.screen!r}")
     if state is None and ui.screen in _GAME_SCREENS:
         raise ValueError(f"the {ui.screen} screen needs a game under way")
-    frame = draw(state, ui, t, width, height)
-    _draw_system(frame, ui, t)
-    return frame
+    at = Moment(t)
+    frame = draw(state, ui, at, width, height)
+    _draw_system(frame, ui, at)
+    return frame, at.until
 
 
 # --- the board layers ---------------------------------------------------------------------------
@@ -153,9 +167,11 @@ def _frame_from(base: bytes, width: int, height: int) -> Frame:
     return Frame(width, height, bytearray(base))
 
 
-def _draw_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], t: float) -> None:
+def _draw_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], at: Moment) -> None:
     """Every pawn in its player's colour, then dark, in each PAWN_S period."""
-    lit = (t / PAWN_S) % 1.0 < PAWN_LIT
+    if not pawns:
+        return
+    lit = at.blink(1 / PAWN_S, PAWN_LIT)
     for pawn in pawns:
         i = (pawn.cell.row * width + pawn.cell.col) * 3
         pixels[i : i + 3] = _INK_BYTES[colors[pawn.player]] if lit else _BLACK
@@ -175,9 +191,16 @@ def cursor_mark(t: float) -> int:
     return 1 + int((phase - 0.5) * 8) % 2
 
 
-def _draw_cursor(pixels: bytearray, width: int, cursor: Cursor, t: float, refused: bool = False) -> None:
+def _cursor_mark(at: Moment) -> int:
+    """`cursor_mark` at `at`: its look changes at half the period, then every eighth."""
+    phase = (at.t / CURSOR_S) % 1.0
+    step = 0.5 if phase < 0.5 else (math.floor(phase * 8) + 1) / 8
+    return at.holds(cursor_mark, at.t + (step - phase) * CURSOR_S)
+
+
+def _draw_cursor(pixels: bytearray, width: int, cursor: Cursor, at: Moment, refused: bool = False) -> None:
     """One cursor on its own cell only (see the module docstring)."""
-    mark = cursor_mark(t)
+    mark = _cursor_mark(at)
     if mark == 0:
         return
     cell = cursor.cell
@@ -189,14 +212,14 @@ def _draw_cursor(pixels: bytearray, width: int, cursor: Cursor, t: float, refuse
     pixels[i : i + 3] = color
 
 
-def _draw_cursors(pixels: bytearray, width: int, state: GameState, ui: Ui, t: float, own: bool) -> None:
+def _draw_cursors(pixels: bytearray, width: int, state: GameState, ui: Ui, at: Moment, own: bool) -> None:
     """The phone players' cursors, then (when `own`) the panel's, in the acting player's colour."""
     for cursor in ui.remote_cursors:
-        _draw_cursor(pixels, width, cursor, t)
+        _draw_cursor(pixels, width, cursor, at)
     player = current_player(state)
     if own and player is not None:
-        refused = ui.refused == ui.cursor and 0 <= t - ui.refused_at < REFUSED_S
-        _draw_cursor(pixels, width, Cursor(state.colors[player], ui.cursor), t, refused)
+        refused = ui.refused == ui.cursor and at.within(ui.refused_at, REFUSED_S)
+        _draw_cursor(pixels, width, Cursor(state.colors[player], ui.cursor), at, refused)
 
 
 def _contrast(rgb: bytes) -> bytes:
@@ -230,10 +253,10 @@ def _status_rows(color: str, lit: bool, phase: str, lower: tuple[bytes, ...] | N
     return tuple(top + [_BLACK * 2] + glyph + [_BLACK * 2] + bottom)
 
 
-def _draw_status(frame: Frame, state: GameState, ui: Ui, t: float, lower: tuple[bytes, ...] | None = None) -> None:
+def _draw_status(frame: Frame, state: GameState, ui: Ui, at: Moment, lower: tuple[bytes, ...] | None = None) -> None:
     actor = current_player(state)  # nobody while the last pawn of a round waits to be let stand
     color = state.colors[state.giver if actor is None else actor]
-    rows = _status_rows(color, actor is None or blink(t, ACT_HZ, 0.7), state.phase, lower)
+    rows = _status_rows(color, actor is None or at.blink(ACT_HZ, 0.7), state.phase, lower)
     pixels, width = frame.pixels, frame.width
     for y, line in enumerate(rows):
         i = (y * width + STATUS_X) * 3
@@ -247,22 +270,22 @@ def _loupe(cell: Cell) -> tuple[bytes, ...]:
     return (bytes(board_colors()[cell.index]) * 2,) * 5
 
 
-def _draw_system(frame: Frame, ui: Ui, t: float) -> None:
+def _draw_system(frame: Frame, ui: Ui, at: Moment) -> None:
     """What the host must see on any screen: the shutdown hold and a store outage."""
     if ui.hold_progress > 0:
         filled = math.ceil(min(1.0, ui.hold_progress) * screens.PANEL_H)
         fill_rect(frame, STATUS_X, 0, 2, screens.PANEL_H - filled, HOLD_OFF)
         fill_rect(frame, STATUS_X, screens.PANEL_H - filled, 2, filled, HOLD_ON)
-    if (ui.disk_full or not ui.store_online) and blink(t, WARN_HZ):
+    if (ui.disk_full or not ui.store_online) and at.blink(WARN_HZ):
         frame.set(STATUS_X + 1, screens.PANEL_H - 1, DISK_FULL if ui.disk_full else AMBER)
 
 
 # --- the board screens --------------------------------------------------------------------------
 
 
-def _idle(state: GameState | None, ui: Ui, t: float, width: int, height: int) -> Frame:
+def _idle(state: GameState | None, ui: Ui, at: Moment, width: int, height: int) -> Frame:
     """The board breathing under a slow wave; the last winners' colours in the status columns."""
-    step = int(t / IDLE_WAVE_S * IDLE_STEPS) % IDLE_STEPS
+    step = at.whole(lambda t: t / IDLE_WAVE_S * IDLE_STEPS, IDLE_STEPS / IDLE_WAVE_S) % IDLE_STEPS
     frame = _frame_from(_idle_bytes(width, height, step), width, height)
     for i, color in enumerate(ui.last_winners[: (screens.PANEL_H + 1) // 4]):
         swatch(frame, STATUS_X, 4 * i, 2, 3, color)
@@ -271,7 +294,7 @@ def _idle(state: GameState | None, ui: Ui, t: float, width: int, height: int) ->
     return frame
 
 
-def _secret(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
+def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:
     """The giver picks the target: in the cards variant the card's four cells blink on a dimmed
     board and the chosen one holds still under the cursor; in the free variant, any cell."""
     cells = state.card_cells
@@ -280,7 +303,7 @@ def _secret(state: GameState, ui: Ui, t: float, width: int, height: int) -> Fram
         frame = _frame_from(_dim_bytes(width, height), width, height)
         base, pixels = _board_bytes(width, height), frame.pixels
         chosen = cells[ui.card_choice % len(cells)]
-        lit = blink(t, CARD_HZ, 0.6)
+        lit = at.blink(CARD_HZ, 0.6)
         for cell in cells:
             if lit or cell == chosen:
                 i = (cell.row * width + cell.col) * 3
@@ -288,65 +311,64 @@ def _secret(state: GameState, ui: Ui, t: float, width: int, height: int) -> Fram
     else:
         frame = _frame_from(_board_bytes(width, height), width, height)
         chosen = ui.cursor
-    _draw_cursor(frame.pixels, width, Cursor(giver, chosen), t)
-    _draw_status(frame, state, ui, t, _loupe(chosen))
+    _draw_cursor(frame.pixels, width, Cursor(giver, chosen), at)
+    _draw_status(frame, state, ui, at, _loupe(chosen))
     return frame
 
 
-def _play(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
+def _play(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:
     """Clues and guesses: the whole board with its pawns; while guessing the cursor and, in the
     status columns, the loupe; in the second clue the giver's choice, C or P."""
     phase = state.phase
     frame = _frame_from(_board_bytes(width, height), width, height)
     pixels = frame.pixels
-    _draw_pawns(pixels, width, state.pawns, state.colors, t)  # a pending pawn is in the record
+    _draw_pawns(pixels, width, state.pawns, state.colors, at)  # a pending pawn is in the record
     guessing = phase in ("guess1", "guess2")
-    _draw_cursors(pixels, width, state, ui, t, own=guessing)
+    _draw_cursors(pixels, width, state, ui, at, own=guessing)
     lower = None
     if guessing:
         lower = _loupe(ui.cursor)
     elif phase == "clue2":
         lower = _glyph(_CHOICE_GLYPHS[ui.choice], WHITE)
-    _draw_status(frame, state, ui, t, lower)
+    _draw_status(frame, state, ui, at, lower)
     return frame
 
 
-def _reveal(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
-    stage = ui.reveal_stage(t)
+def _reveal(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:
+    stage = screens.reveal_stage(ui, at)
     if stage == "frame":
-        return _reveal_frame(state, ui, t, width, height)
+        return _reveal_frame(state, ui, at, width, height)
     frame = Frame(width, height)
-    (screens.points if stage == "points" else screens.scores)(frame, state, ui, t)
+    (screens.points if stage == "points" else screens.scores)(frame, state, ui, at)
     return frame
 
 
-def _reveal_frame(state: GameState, ui: Ui, t: float, width: int, height: int) -> Frame:
+def _reveal_frame(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:
     """The scoring frame: the ring of cells 2 from the target (where the physical frame lies)
     flashes, the target blinks, the pawns stay on the board."""
     frame = _frame_from(_board_bytes(width, height), width, height)
     base, pixels = _board_bytes(width, height), frame.pixels
     target = state.target_revealed
     if target is not None:
-        since = t - ui.since
-        if blink(since, RING_HZ, 0.6):
+        if at.blink(RING_HZ, 0.6, since=ui.since):
             for cell in cells_within(target, 2):
                 if distance(cell, target) == 2:
                     i = (cell.row * width + cell.col) * 3
                     pixels[i : i + 3] = _contrast(base[i : i + 3])
-        if blink(since, TARGET_HZ):
+        if at.blink(TARGET_HZ, since=ui.since):
             i = (target.row * width + target.col) * 3
             pixels[i : i + 3] = _contrast(base[i : i + 3])
-    _draw_pawns(pixels, width, state.pawns, state.colors, t)
-    _draw_status(frame, state, ui, t)
+    _draw_pawns(pixels, width, state.pawns, state.colors, at)
+    _draw_status(frame, state, ui, at)
     return frame
 
 
 def _full_canvas(draw):
     """A screen of `screens`, drawn on a black canvas."""
 
-    def render_screen(state: GameState | None, ui: Ui, t: float, width: int, height: int) -> Frame:
+    def render_screen(state: GameState | None, ui: Ui, at: Moment, width: int, height: int) -> Frame:
         frame = Frame(width, height)
-        draw(frame, state, ui, t)
+        draw(frame, state, ui, at)
         return frame
 
     return render_screen

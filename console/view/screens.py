@@ -12,12 +12,15 @@ grey checkerboard and black text or icons are drawn in grey (`ink`).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 
 from console.view import font
+from console.view.moment import Moment
 from console.view.palette import PAWN_COLORS
 from console.game import rules
 from console.game.rules import GameState
-from console.view.ui import HOST_ITEMS, HOST_MENU, REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
+from console.view.ui import (HANDOFF_ARM_S, HOST_ITEMS, HOST_MENU, REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S,
+                             SETUP_ITEMS, Ui)
 from hal.frame import BLACK, RGB, Frame
 
 PANEL_W, PANEL_H = 32, 16
@@ -29,9 +32,9 @@ GOLD: RGB = (255, 170, 0)
 GREEN: RGB = (0, 220, 0)
 
 
-def blink(t: float, hz: float, duty: float = 0.5) -> bool:
-    """True in the first `duty` part of each period of a `hz` blink."""
-    return (t * hz) % 1.0 < duty
+def reveal_stage(ui: Ui, at: Moment) -> str:
+    """`Ui.reveal_stage` at `at`: it moves on REVEAL_POINTS_S and REVEAL_SCORES_S in."""
+    return at.stage(ui.reveal_stage, ui.since + REVEAL_POINTS_S, ui.since + REVEAL_SCORES_S)
 
 
 def ink(color: str) -> RGB:
@@ -87,7 +90,7 @@ def _page_dots(frame: Frame, y: int, count: int, current: int) -> None:
 # --- start-up screens ---------------------------------------------------------------------------
 
 
-def resume(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+def resume(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
     """RESUME? over two choices, GO (0: carry on) and NEW (1: a new game); the chosen one lit."""
     _question(frame, "RESUME?", ("GO", "NEW"), ui.choice)
 
@@ -106,7 +109,7 @@ def _question(frame: Frame, question: str, words: tuple[str, str], choice: int) 
 _SETUP_LABELS = {"players": "PLAYERS", "variant": "MODE", "first_giver": "FIRST", "start": "READY"}
 
 
-def setup(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+def setup(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
     """One set-up item at a time: its label, its value between left/right pointers, and a row of
     dots saying which of the items this is. With phones on, the room code stands in the label's
     place for the whole set-up (the value and the dots still say which item it is): guests join
@@ -130,7 +133,7 @@ def setup(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
         else:
             swatch(frame, PANEL_W // 2 - 4, 6, 8, 6, ui.colors[s.first_giver])
     else:
-        centred_text(frame, 7, "GO", GREEN if blink(t - ui.since, 1.0, 0.7) else WHITE)
+        centred_text(frame, 7, "GO", GREEN if at.blink(1.0, 0.7, since=ui.since) else WHITE)
     if item != "start":
         _arrows(frame, 8, GREY)
     _page_dots(frame, 15, len(SETUP_ITEMS), s.item)
@@ -152,55 +155,62 @@ def hide_room_code(frame: Frame, y: int, code: str) -> None:
 # --- a round's screens --------------------------------------------------------------------------
 
 
-def handoff(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+def handoff(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """LOOK AWAY beside the giver's colour; after the first A, a blinking A in the colour asks
     for the second. A giver with a phone chooses there: a phone in their colour, its dots
     running, and nobody needs to look away."""
     if ui.giver_on_phone(state):
-        _phone_choosing(frame, state, t)
+        _phone_choosing(frame, state, at)
         return
     centred_text(frame, 2, "LOOK", WHITE, 0, 17)
     centred_text(frame, 9, "AWAY", WHITE, 0, 17)
     color = state.colors[state.giver]
     swatch(frame, 19, 2, 11, 12, color)
-    if ui.handoff_armed(t) and blink(t - ui.armed_at, 2.0, 0.7):
+    armed = at.stage(ui.handoff_armed, ui.armed_at, ui.armed_at + HANDOFF_ARM_S)
+    if armed and at.blink(2.0, 0.7, since=ui.armed_at):
         fill_rect(frame, 22, 4, 5, 8, BLACK)
         font.draw_text(frame, 23, 6, "A", ink(color))
 
 
-def _phone_choosing(frame: Frame, state: GameState, t: float) -> None:
+def _phone_choosing(frame: Frame, state: GameState, at: Moment) -> None:
     """A phone (white outline, its screen in the giver's colour) and three dots filling in turn."""
     fill_rect(frame, 3, 1, 9, 14, WHITE)
     fill_rect(frame, 4, 2, 7, 10, BLACK)
     swatch(frame, 5, 3, 5, 8, state.colors[state.giver])
     fill_rect(frame, 6, 13, 3, 1, BLACK)  # the home button
-    lit = int(t * 2) % 4  # 0..3 dots, two steps a second
+    lit = at.whole(lambda t: t * 2, 2.0) % 4  # 0..3 dots, two steps a second
     for i in range(3):
         fill_rect(frame, 15 + 5 * i, 7, 3, 3, WHITE if i < lit else FAINT)
 
 
-def tiebreak(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+def tiebreak(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """TIE and, below it, the colours of the players who play it off."""
-    centred_text(frame, 1, "TIE", GOLD if blink(t - ui.since, 1.0, 0.7) else WHITE)
+    centred_text(frame, 1, "TIE", GOLD if at.blink(1.0, 0.7, since=ui.since) else WHITE)
     tied = state.tied
     x = (PANEL_W - (3 * len(tied) - 1)) // 2
     for i, player in enumerate(tied):
         swatch(frame, x + 3 * i, 8, 2, 6, state.colors[player])
 
 
-def points(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+def points(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """Each player's points for the round just scored, "+N" in their colour."""
     texts = [f"+{n}" for n in state.last_round_points]
     pages = _slots(state)
     page_s = (REVEAL_SCORES_S - REVEAL_POINTS_S) / len(pages)
-    _show_page(frame, state, texts, pages, int((t - ui.since - REVEAL_POINTS_S) / page_s))
+    _show_page(frame, state, texts, pages, _page(at, pages, lambda t: (t - ui.since - REVEAL_POINTS_S) / page_s, page_s))
 
 
-def scores(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+def scores(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """The totals, each in its player's colour, paged when they do not fit."""
     pages = _slots(state)
     texts = [str(score) for score in state.scores]
-    _show_page(frame, state, texts, pages, int((t - ui.since - REVEAL_SCORES_S) / SCOREBOARD_PAGE_S))
+    _show_page(frame, state, texts, pages,
+               _page(at, pages, lambda t: (t - ui.since - REVEAL_SCORES_S) / SCOREBOARD_PAGE_S, SCOREBOARD_PAGE_S))
+
+
+def _page(at: Moment, pages: list, count: Callable[[float], float], page_s: float) -> int:
+    """Which page shows: int(count(t)); a single page holds still."""
+    return 0 if len(pages) == 1 else at.whole(count, 1 / page_s)
 
 
 # The score screens: the round as a fraction on the left ("3 over 6"; "T over 1" in gold for the
@@ -261,11 +271,11 @@ def _show_page(frame: Frame, state: GameState, texts: list[str], pages, page: in
 # --- the end and the host's menu ----------------------------------------------------------------
 
 
-def game_over(frame: Frame, state: GameState, ui: Ui, t: float) -> None:
+def game_over(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """Ripples in the winners' colours spread from the middle behind a crown and the winners'
     colours; joint winners take turns in the ripples."""
     colors = tuple(ink(state.colors[w]) for w in state.winners) or (GOLD,)
-    step = int((t - ui.since) * RIPPLE_SPEED) % (RIPPLE_SPACING * len(colors))
+    step = at.whole(lambda t: (t - ui.since) * RIPPLE_SPEED, RIPPLE_SPEED) % (RIPPLE_SPACING * len(colors))
     ripple, width = _ripple(colors, step), PANEL_W * 3
     for y in range(PANEL_H):
         i = y * frame.width * 3
@@ -300,7 +310,7 @@ def _ripple(colors: tuple[RGB, ...], step: int) -> bytes:
     return bytes(out)
 
 
-def brightness(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+def brightness(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
     """The brightness ceiling in percent and as a bar (up/right brighter, down/left dimmer)."""
     centred_text(frame, 1, str(round(ui.brightness * 100)), WHITE)
     filled = round(ui.brightness * (PANEL_W - 2))
@@ -312,7 +322,7 @@ _HOST_WORDS = {"continue": "GO ON", "new_game": "NEW", "brightness": "BRIGHT", "
 _CONFIRM_WORDS = {"new_game": "NEW?", "power_off": "OFF?", "quit": "QUIT?"}
 
 
-def host(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+def host(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
     """The host menu, one item at a time like set-up: HOST, the item, its place among the four."""
     centred_text(frame, 0, "HOST", GREY)
     centred_text(frame, 7, _HOST_WORDS[HOST_MENU[ui.menu_item]], WHITE)
@@ -320,6 +330,6 @@ def host(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
     _page_dots(frame, 15, len(HOST_MENU), ui.menu_item)
 
 
-def confirm(frame: Frame, state: GameState | None, ui: Ui, t: float) -> None:
+def confirm(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
     """NEW? / OFF? / QUIT? over NO (the default) and YES."""
     _question(frame, _CONFIRM_WORDS[HOST_ITEMS[ui.menu_item]], ("NO", "YES"), ui.choice)

@@ -15,6 +15,7 @@ board's attract loop all draw `render(scene.game, scene.ui, t)` for the scene at
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator
 
@@ -22,7 +23,8 @@ from console.game import rules
 from console.game.record import action_from_json
 from console.game.rules import Action, GameState, Next, Place, SkipClue, TakeBack
 from console.view import screens
-from console.view.render import ROOM_CODE_Y, player_name, player_names, render
+from console.view.moment import first_change
+from console.view.render import ROOM_CODE_Y, player_name, player_names, render, render_timed
 from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
 from hal.frame import Frame
 
@@ -73,6 +75,17 @@ class Timeline:
         scene = self.scene_at(t)
         return render(scene.game, scene.ui, t, width, height)
 
+    def next_start(self, t: float) -> float:
+        """When the scene after the one at t starts (inf: that is the last)."""
+        later = bisect.bisect_right(self._starts, t)
+        return self._starts[later] if later < len(self._starts) else math.inf
+
+    def frame_timed(self, t: float, width: int = 32, height: int = 16) -> tuple[Frame, float]:
+        """The frame at t and the first later time at which the playback can show another."""
+        scene = self.scene_at(t)
+        frame, until = render_timed(scene.game, scene.ui, t, width, height)
+        return frame, min(until, self.next_start(t))
+
     def frames(self, fps: float, width: int = 32, height: int = 16) -> Iterator[tuple[Frame, int, int]]:
         """(frame, start, length) in whole milliseconds, for every change of the playback
         sampled `fps` times a second: what an animation file holds. A sample falls at
@@ -82,12 +95,15 @@ class Timeline:
         end_ms, i = round(self.duration * 1000), 0
         shown, shown_at, ms = None, 0, 0
         while ms < end_ms:
-            frame = self.frame(ms / 1000, width, height)
+            frame, until = self.frame_timed(ms / 1000, width, height)
             if frame != shown:
                 if shown is not None:
                     yield shown, shown_at, ms - shown_at
                 shown, shown_at = frame, ms
-            i += 1
+            # the samples before `until` show this frame again: go to the first one at or after it
+            i = max(i + 1, math.ceil(min(until, self.duration) * fps) - 1)
+            while round(i * 1000 / fps) / 1000 < until and round(i * 1000 / fps) < end_ms:
+                i += 1
             ms = round(i * 1000 / fps)
         if shown is not None:
             yield shown, shown_at, end_ms - shown_at
@@ -118,14 +134,33 @@ def attract_frame(reveals: Timeline, ui: Ui, idle_s: float, width: int = 32, hei
     the board itself shows. The phones' room code stays on the board, as on the idle board, but
     not on the points, the scoreboard or the winners: its box would hide the second line of
     numbers and the winners' colours."""
-    shown = attract_scene(reveals, ui, idle_s)
-    if shown is None:
-        return None
-    frame = render(*shown, width, height)
-    _, scene_ui, t = shown
-    if ui.room_code and scene_ui.screen == "reveal" and scene_ui.reveal_stage(t) == "frame":
-        screens.room_code(frame, ROOM_CODE_Y, ui.room_code)
-    return frame
+    return attract_timed(reveals, ui, idle_s, 0.0, width, height)[0]
+
+
+def attract_timed(reveals: Timeline, ui: Ui, now: float, idle_since: float, width: int = 32,
+                  height: int = 16) -> tuple[Frame | None, float]:
+    """`attract_frame` at `now` for a board untouched since `idle_since`, and the first later
+    time at which it can change: within the scene (as `render_timed` says), at the next scene,
+    or where the loop turns (from the board to the reveals and back)."""
+    if not reveals.scenes:
+        return None, math.inf
+    shown = attract_scene(reveals, ui, now - idle_since)
+    frame, ends = None, 0.0  # the board shows until the reveals start, at 0 on their clock
+    if shown is not None:
+        game, scene_ui, t = shown
+        frame, ends = render_timed(game, scene_ui, t, width, height)
+        if ui.room_code and scene_ui.screen == "reveal" and scene_ui.reveal_stage(t) == "frame":
+            screens.room_code(frame, ROOM_CODE_Y, ui.room_code)
+        ends = min(ends, reveals.next_start(t))
+    cycle = ATTRACT_AFTER_S + reveals.duration
+
+    def turn(n: float) -> tuple[float, bool]:  # which round of the loop, and whether `ends` has come
+        idle_s = n - idle_since
+        return idle_s // cycle, idle_s % cycle - ATTRACT_AFTER_S >= ends
+
+    idle_s = now - idle_since
+    guess = min(now + ends - (idle_s % cycle - ATTRACT_AFTER_S), idle_since + (idle_s // cycle + 1) * cycle)
+    return frame, first_change(turn, now, turn(now), guess)
 
 
 def timed(scenes: Iterable[Scene]) -> Timeline:

@@ -3,6 +3,7 @@ room, and the server that serves their routes (and any other feature's route lis
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Callable, Iterable, Sequence
 
@@ -43,6 +44,9 @@ class WebCompanion:
     # through the event queue, and closed with the others when the console stops.
     def poll(self, now: float) -> None:
         pass
+
+    def next_poll(self, now: float) -> float:
+        return math.inf
 
     def close(self) -> None:
         self.server.stop()

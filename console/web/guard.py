@@ -1,5 +1,6 @@
 """The server's TCP connections, before and beside any request: at most `Limits.connections` in
-all and `connections_per_device` from one device, and a whole request within `request_s`.
+all and `connections_per_device` from one device, no more new ones from a device than
+`openings` allows, and a whole request within `request_s`.
 
 uvicorn itself times out only a connection that is idle after an answer (timeout_keep_alive): a
 connection that never sends, or sends its headers a byte at a time (slowloris), is kept for
@@ -22,13 +23,14 @@ import asyncio
 import functools
 import logging
 import socket
+import time
 from typing import Any, Callable
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from console.web.limits import Limits, Pool
+from console.web.limits import Budgets, Limits, Pool, device, is_local
 
 log = logging.getLogger("hues-console")
 
@@ -45,7 +47,10 @@ class Guard:
 
     def __init__(self, limits: Limits) -> None:
         self.pool = Pool(limits.connections, limits.connections_per_device, limits.local)
-        self.request_s, self.backlog = limits.request_s, limits.backlog
+        self.request_s, self.backlog, self.local = limits.request_s, limits.backlog, limits.local
+        # what a device opens: each a request and perhaps a websocket's handshake before anything
+        # can refuse it (a phone page's reconnecting loop, a browser's six, a reload: far fewer)
+        self.openings = Budgets(*limits.openings, time.monotonic)
         self._listening: tuple[asyncio.AbstractEventLoop, socket.socket, Callable[[], asyncio.Protocol]] | None = None
         self._told_full = False
 
@@ -86,11 +91,22 @@ class Guard:
                 loop.remove_reader(sock.fileno())
                 loop.call_later(1.0, lambda: self._listening and loop.add_reader(sock.fileno(), self._accept))
                 return
-            if not self.pool.has_room(peer[0] if isinstance(peer, tuple) else "?"):
+            if not self._may_open(peer[0] if isinstance(peer, tuple) else "?"):
                 connection.close()
                 continue
             connection.setblocking(False)
             loop.create_task(self._serve(loop, connection, protocol))
+
+    def _may_open(self, address: str) -> bool:
+        if not self.pool.has_room(address):
+            return False
+        if is_local(address, self.local):
+            return True
+        who = device(address)
+        if self.openings.wait(who) > 0:
+            return False
+        self.openings.take(who)
+        return True
 
     @staticmethod
     async def _serve(loop: asyncio.AbstractEventLoop, connection: socket.socket,

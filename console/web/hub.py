@@ -2,9 +2,10 @@
 in another thread): the loop publishes each new state and frame, subscribers are woken.
 
 Publishing must never slow the panel, so it only stores references to immutable snapshots and
-schedules a wake-up on each subscriber's loop; no message is built in the app's thread. A burst of
-changes wakes a subscriber once and it reads the latest snapshot: a phone is never fed stale
-states, and a slow phone cannot make the queue grow.
+schedules one wake-up on each server loop that has subscribers (one self-pipe write however many
+phones are connected, none while one is still pending), which then wakes its subscribers; no
+message is built in the app's thread. A burst of changes wakes a subscriber once and it reads the
+latest snapshot: a phone is never fed stale states, and a slow phone cannot make the queue grow.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Hub:
         # key -> (loop, wake, wants states, wants frames)
         self._subscribers: dict[int, tuple[asyncio.AbstractEventLoop, Callable[[], None], bool, bool]] = {}
         self._next_id = 0
+        self._pending: dict[asyncio.AbstractEventLoop, set[str]] = {}  # loop -> kinds published since woken
         self.snapshot = Snapshot(0, None, Ui(), 0.0)
         self.frame: Frame | None = None  # the last frame pushed to the panel; never mutated after
         self.frame_version = 0
@@ -49,13 +51,13 @@ class Hub:
     def publish_state(self, game: GameState | None, ui: Ui, now: float) -> None:
         with self._lock:
             self.snapshot = Snapshot(self.snapshot.version + 1, game, ui, now)
-        self._wake(frame=False)
+        self._wake("states")
 
     def publish_frame(self, frame: Frame, now: float = 0.0) -> None:
         with self._lock:
             self.frame, self.frame_snapshot, self.frame_time = frame, self.snapshot, now
             self.frame_version += 1
-        self._wake(frame=True)
+        self._wake("frames")
 
     # --- the server's side -----------------------------------------------------------------
 
@@ -86,15 +88,35 @@ class Hub:
         with self._lock:
             return len(self._subscribers)
 
-    def _wake(self, frame: bool) -> None:
+    def _wake(self, kind: str) -> None:
+        """In the app's thread: one call into each loop with subscribers for `kind` (states or
+        frames), unless one is on its way there already."""
+        schedule = []
         with self._lock:
-            targets = [(loop, wake) for loop, wake, states, frames in self._subscribers.values()
-                       if (frames if frame else states)]
-        for loop, wake in targets:
+            for loop, _, states, frames in self._subscribers.values():
+                if not (frames if kind == "frames" else states):
+                    continue
+                pending = self._pending.get(loop)
+                if pending is None:
+                    self._pending[loop] = {kind}
+                    schedule.append(loop)
+                else:
+                    pending.add(kind)
+        for loop in schedule:
             try:
-                loop.call_soon_threadsafe(wake)
+                loop.call_soon_threadsafe(self._wake_subscribers, loop)
             except RuntimeError:  # that loop is closed: the server is stopping
-                pass
+                with self._lock:
+                    self._pending.pop(loop, None)
+
+    def _wake_subscribers(self, loop: asyncio.AbstractEventLoop) -> None:
+        """In `loop`'s thread: wake its subscribers for what was published since it was called."""
+        with self._lock:
+            kinds = self._pending.pop(loop, set())
+            wakes = [wake for their_loop, wake, states, frames in self._subscribers.values()
+                     if their_loop is loop and ((states and "states" in kinds) or (frames and "frames" in kinds))]
+        for wake in wakes:
+            wake()
 
 
 def changed_event() -> tuple[asyncio.Event, Callable[[], None]]:

@@ -33,6 +33,7 @@ class Limits:
 
     connections: int = 256  # TCP connections, HTTP and websockets, of all devices
     connections_per_device: int = 16  # a browser's 6 for pages, its websockets, room to spare
+    openings: tuple[float, float] = (30, 10.0)  # new connections of one device: 30 at once, then 10 a second
     backlog: int = 128  # connections waiting to be accepted, and accepted at once (each a file until looked at)
     request_s: float = 10.0  # from connecting (or the last answer) to a whole request: slowloris
     keep_alive_s: int = 5  # an idle connection between requests (uvicorn's timeout_keep_alive)

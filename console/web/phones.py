@@ -67,6 +67,7 @@ class PhoneRoom:
         self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
+        self._views: tuple[Any, dict] = (None, {})  # (snapshot, the views built from it so far)
         # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
         # message is {"lv": true} is served the panel's frames instead of a seat
         self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
@@ -134,6 +135,21 @@ class PhoneRoom:
         while len(self.waiting):
             await asyncio.sleep(SWEEP_S)
             self.sweep()
+
+    def view_text(self, seat: int | None, host: bool) -> str:
+        """A seat's view of the hub's latest snapshot as sent: built once per snapshot for every
+        phone that sees the same (a tap reaches 32 phones with a dozen views built, not 32)."""
+        snap = self.hub.snapshot
+        built_from, views = self._views
+        if built_from is not snap:
+            views = {}
+            self._views = (snap, views)
+        key = (seat, host, self.book.taken, bool(self.host_pin), self.book.host_seat)
+        text = views.get(key)
+        if text is None:
+            text = views[key] = json.dumps(seat_view(snap.game, snap.ui, seat, host=host, taken=key[2],
+                                                     host_pin=key[3], host_seat=key[4]))
+        return text
 
     def seats_changed(self) -> None:
         """Keep the seats in the store, tell the app which seats phones hold, and show every
@@ -258,7 +274,7 @@ class PhoneConnection:
                 message = await self.outbox.get()
                 if message is None:
                     self._woken = False
-                    text = self._view_text()
+                    text = self.room.view_text(self.seat, self.host)
                     if text == self._last_view:
                         continue
                     self._last_view = text
@@ -267,11 +283,6 @@ class PhoneConnection:
                 await self.websocket.send_text(text)
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass
-
-    def _view_text(self) -> str:
-        snap = self.room.hub.snapshot
-        return json.dumps(seat_view(snap.game, snap.ui, self.seat, host=self.host, taken=self.room.book.taken,
-                                    host_pin=bool(self.room.host_pin), host_seat=self.room.book.host_seat))
 
     async def _read(self) -> None:
         while True:

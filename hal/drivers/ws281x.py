@@ -18,8 +18,12 @@ byte by `((brightness & 0xff) + 1)` then `>> 8`, which with our brightness 255 i
 
 from __future__ import annotations
 
+import array
 import errno
+import itertools
+import operator
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -51,8 +55,6 @@ SPI_TRANSFER_ERROR = -14
 # linux,revision exactly, so these fail with code -3. jgarff/rpi_ws281x added them in October 2024
 # (#536: 0xa52082, #543: 0x9020e1), after the last binding release.
 UNKNOWN_TO_THE_BINDING = {0xA52082: "Pi 3 Model B Rev 1.2", 0x9020E1: "Pi 3 Model A+ Rev 1.1"}
-# LEDs compared as one byte slice before looking at them one by one (one panel row).
-COMPARE_BLOCK_LEDS = 16
 
 
 class PixelStripStandIn:
@@ -259,7 +261,7 @@ class Ws281xDriver(ChainDriver):
             if not_ready:
                 raise DeviceNotReadyError(not_ready) from error
             raise DriverError(probe.diagnose(pin, error)) from error
-        self._shown = bytes(led_count * 3)
+        self._shown = led_colors(bytes(led_count * 3))
         self._transmit()
 
     def _transmit(self) -> None:
@@ -269,29 +271,30 @@ class Ws281xDriver(ChainDriver):
             raise DriverError(self._probe.render_failure(self.pin, error, self.led_count)) from error
 
     def _send(self, leds: bytes) -> None:
-        """Set the changed LEDs and transmit; an unchanged frame is not sent again."""
-        if leds == self._shown:
+        """Set the LEDs whose colour changed and transmit; an unchanged frame is not sent again.
+        The comparison runs in C over whole arrays (a blink that moves the limiter's level
+        changes every LED), leaving one Python call per changed LED: the library's own."""
+        colors = led_colors(leds)
+        shown = self._shown
+        if colors == shown:
             return
-        strip = self.strip
+        set_pixel = self.strip.setPixelColor
         try:
-            for n in self._changed_leds(leds):
-                strip.setPixelColor(n, int.from_bytes(leds[3 * n : 3 * n + 3], "big"))
+            for n in itertools.compress(range(len(colors)), map(operator.ne, colors, shown)):
+                set_pixel(n, colors[n])
         except (RuntimeError, ValueError, TypeError, OverflowError) as error:
             raise DriverError(f"rpi-ws281x refused a pixel: {error}") from error
-        self._shown = bytes(leds)
+        self._shown = colors
         self._transmit()
 
-    def _changed_leds(self, leds: bytes):
-        """Chain positions whose colour differs from the last frame sent.
 
-        Blocks of LEDs are compared as byte slices first, so an unchanged region costs one
-        comparison instead of one per LED.
-        """
-        shown = self._shown
-        block = 3 * COMPARE_BLOCK_LEDS
-        for start in range(0, len(leds), block):
-            end = start + block
-            if leds[start:end] != shown[start:end]:
-                for i in range(start, min(end, len(leds)), 3):
-                    if leds[i : i + 3] != shown[i : i + 3]:
-                        yield i // 3
+def led_colors(leds: bytes) -> array.array:
+    """Each LED's 3 bytes as the 24-bit colour `setPixelColor` takes (0xRRGGBB, in the chain's
+    byte order already), for the whole chain at once: spread to 4 bytes an LED, read as
+    big-endian 32-bit integers."""
+    padded = bytearray(len(leds) // 3 * 4)
+    padded[1::4], padded[2::4], padded[3::4] = leds[0::3], leds[1::3], leds[2::3]
+    colors = array.array("I", padded)
+    if sys.byteorder == "little":
+        colors.byteswap()
+    return colors

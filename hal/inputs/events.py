@@ -45,6 +45,9 @@ class InputConfigError(ValueError):
     """The input wiring or timing settings cannot work (unknown button, pin used twice, ...)."""
 
 
+_WAKE = object()  # on the queue: not an event, only a reason for the loop to look now
+
+
 class EventQueue:
     """The thread-safe queue input sources put events on, which the app loop can also block on
     between frames: a press from a GPIO callback wakes the loop at once instead of waiting for
@@ -72,6 +75,11 @@ class EventQueue:
         except RuntimeError:  # released already: the loop is woken anyway
             pass
 
+    def wake(self) -> None:
+        """Wake a loop blocked in `wait` without an event (to stop it); safe in a signal handler
+        (SimpleQueue.put is reentrant)."""
+        self.put(_WAKE)  # type: ignore[arg-type]  # filtered out by `drain`
+
     def wait(self, timeout: float) -> bool:
         """Block up to `timeout` seconds until an event is waiting; True when one is (False may
         also come early, after an event that a `drain` took already)."""
@@ -86,4 +94,4 @@ class EventQueue:
             try:
                 events.append(self._queue.get_nowait())
             except queue.Empty:
-                return events
+                return [event for event in events if event is not _WAKE]

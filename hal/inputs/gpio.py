@@ -153,6 +153,11 @@ class GpioInput:
             for event in self._repeat.due(now):
                 self._events.put(event)
 
+    def next_poll(self, now: float) -> float:
+        """The next auto-repeat's time: presses and releases come through the queue by themselves."""
+        with self._lock:
+            return self._repeat.next_due()
+
     def close(self) -> None:
         """Free the pins (idempotent); no events follow, not even repeats of a button still held."""
         with self._lock:

@@ -35,6 +35,7 @@ from hal.inputs.events import PRESS, QUIT, RELEASE, InputEvent
 
 ESC = 0x1B
 ESC_DELAY_S = 0.05
+POLL_S = 1 / 60  # a terminal cannot wake the loop: it is read this often (the simulator, not the box)
 
 KEYS: dict[int, str] = {
     **{ord(c): "up" for c in "wW"},
@@ -191,6 +192,9 @@ class KeyboardInput:
                 return b"".join(chunks), True
             chunks.append(chunk)
         return b"".join(chunks), False
+
+    def next_poll(self, now: float) -> float:
+        return now + POLL_S
 
     def poll(self, now: float) -> None:
         """Queue a press and a release, stamped `now`, for every key typed since the last poll.

@@ -53,6 +53,10 @@ class AutoRepeat:
     def _due_time(self, button: str, step: int) -> float:
         return self._pressed_at[button] + self.delay_s + step * self.period_s
 
+    def next_due(self) -> float:
+        """When the next repeat falls due (inf: no direction is held)."""
+        return min((self._due_time(b, step) for b, step in self._next_step.items()), default=math.inf)
+
     def due(self, now: float) -> list[InputEvent]:
         """The repeats that fell due by `now`, oldest first (at most MAX_CATCH_UP a button)."""
         events: list[InputEvent] = []

@@ -216,6 +216,10 @@ class ScriptInput:
         """Every event has been queued and the script's time (trailing waits too) has passed."""
         return self._next == len(self._timeline) and self._now >= self.end_time
 
+    def next_poll(self, now: float) -> float:
+        """When the script's next event is due."""
+        return self._timeline[self._next].time if self._next < len(self._timeline) else math.inf
+
     def poll(self, now: float) -> None:
         """Queue every event due by `now` (virtual time)."""
         self._now = max(self._now, now)

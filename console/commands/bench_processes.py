@@ -1,0 +1,489 @@
+"""The parts of `hues-console bench` that run the console in a process of its own, as on the box:
+the still screens' CPU, phones in another process (N = 1, 10, 32) beside a minimal Starlette
+broadcast, the CPU-quota run (a Pi Zero 2 W's budget) and the replay's peak memory.
+
+The measured process is only the console (its loop, its web server); the phones, the anchor
+server and the bench are other processes, so their work is neither counted nor shares its GIL.
+CPU is the child's own (getrusage over a window, after a second to settle), taken twice per
+screen (a range); the anchor for a still screen is a bare 60 Hz wait loop measured in the same
+run. Every child is started with `python -m console.commands.bench_processes ROLE ...`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
+
+SETTLE_S = 1.0
+WAIT_S = 10.0
+
+
+# --- the console as a child ----------------------------------------------------------------------
+
+
+def serve_console(screen: str, web: bool, notify: str | None) -> None:
+    """In the child: the console on `screen`, its loop in this (main) thread; prints its address
+    and room code; then answers `cpu` (this process's CPU and clock) and `late` (how late its
+    time-driven frames reached the panel) on stdin, and stops at the end of stdin."""
+    from console.commands.bench_games import started_app
+    from console.play.loop import run_realtime
+
+    app = started_app()
+    shown: list[tuple[float, object, object, object]] = []
+    show = app.panel.show
+
+    def timed_show(frame):  # when each frame reached the driver, and what it was drawn from
+        sent = show(frame)
+        if sent:
+            shown.append((time.monotonic(), frame, app.game, app.ui))
+        return sent
+
+    app.panel.show = timed_show
+    put_on_screen(app, screen, time.monotonic())
+    url = code = ""
+    if web:
+        from console.commands.bench_web import attach_bench_web
+
+        companion = attach_bench_web(app)
+        url, code = companion.url, app.ui.room_code
+    if notify:
+        from console.play.sd_notify import SystemdNotifier
+
+        app.notifier = SystemdNotifier({"NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "2000000"})
+    from console.game.rules import current_player
+
+    guesser = current_player(app.game) if app.game is not None else None
+    giver = app.game.giver if app.game is not None else None
+    print(json.dumps({"url": url, "code": code, "guesser": guesser, "giver": giver}), flush=True)
+
+    def answer() -> None:
+        for line in sys.stdin:
+            if line.strip() == "cpu":
+                usage = resource.getrusage(resource.RUSAGE_SELF)
+                print(json.dumps({"at": time.monotonic(), "cpu": usage.ru_utime + usage.ru_stime}), flush=True)
+            elif line.strip() == "late":
+                print(json.dumps({"late_ms": late_frames(shown)}), flush=True)
+        app.stop()
+
+    threading.Thread(target=answer, daemon=True).start()
+    run_realtime(app, 60, start=False)
+    os._exit(0)
+
+
+def late_frames(shown) -> list[float]:
+    """For each frame that changed by itself (drawn from the same state as the one before), how
+    long after its change it reached the panel, in ms: the change found on the renderer by
+    bisection between the two frames' times."""
+    from console.view.moment import first_change
+    from console.view.render import render
+
+    late = []
+    for (before, old, game, ui), (at, frame, game2, ui2) in zip(shown, shown[1:]):
+        if game is game2 and ui is ui2 and ui.screen != "idle":
+            edge = first_change(lambda t: render(game, ui, t), before, old, at)
+            late.append((at - edge) * 1000)
+    return late
+
+
+def put_on_screen(app, screen: str, now: float) -> None:
+    from console.commands.bench_games import busy_game, reveal_game
+    from console.game.board import Cell
+    from console.view.timeline import stored_timeline
+    from console.view.ui import Ui
+
+    if screen == "guessing":
+        state, _ = busy_game()
+        app.put_on(state, Ui(screen="play", cursor=Cell(3, 20)), now)
+    elif screen == "scoreboard":
+        state, _ = reveal_game()
+        app.put_on(state, Ui(screen="reveal", since=now - 60.0), now)
+    elif screen == "brightness":
+        app.ui = replace(app.ui, screen="brightness")
+    elif screen == "attract":  # the idle board after 45 s untouched: the last game's reveals
+        app.attract = stored_timeline(whole_game(4)).reveals()
+        app._attract_due = False
+        app.ui = replace(app.ui, since=now - 45.0)
+    elif screen != "idle":
+        raise ValueError(f"no bench screen {screen!r}")
+
+
+def whole_game(players: int, seed: int = 5) -> list[dict]:
+    """A whole game's record (JSON objects), moves picked at random among the legal ones, a
+    second clue every round: what the attract loop and the video bench play back."""
+    import random
+
+    from console.game import rules
+    from console.game.record import action_to_json
+    from console.game.rules import Clue, NewGame, Next
+
+    rng = random.Random(seed)
+    actions = [NewGame(players=players, seed=seed, first_giver=0, variant="free")]
+    state = rules.apply(None, actions[0])
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        if state.phase in ("clue2", "round_over"):
+            action = next(a for a in legal if isinstance(a, (Clue, Next)))
+        else:
+            action = rng.choice([a for a in legal if not isinstance(a, rules.TakeBack)] or legal)
+        state = rules.apply(state, action)
+        actions.append(action)
+    return [action_to_json(a) for a in actions]
+
+
+class Child:
+    """A child process of this module, spoken to line by line."""
+
+    def __init__(self, *args: str, preexec=None) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "console.commands.bench_processes", *args],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        preexec_fn=preexec)
+        self.first = self.read()
+
+    def read(self) -> dict:
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"a bench child ({self.process.args[3:]}) stopped")
+        return json.loads(line)
+
+    def ask(self, what: str) -> dict:
+        self.process.stdin.write(what + "\n")
+        self.process.stdin.flush()
+        return self.read()
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(WAIT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def cpu_share(child: Child, seconds: float) -> float:
+    time.sleep(SETTLE_S)
+    a = child.ask("cpu")
+    time.sleep(seconds)
+    b = child.ask("cpu")
+    return (b["cpu"] - a["cpu"]) / (b["at"] - a["at"])
+
+
+# --- the still screens -----------------------------------------------------------------------------
+
+
+def bare_wait_loop(seconds: float) -> None:
+    """In the child: the anchor, a loop that only waits 1/60 s at a time (what any 60 Hz loop costs)."""
+    print(json.dumps({}), flush=True)
+    stop = threading.Event()
+
+    def answer():
+        for line in sys.stdin:
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            print(json.dumps({"at": time.monotonic(), "cpu": usage.ru_utime + usage.ru_stime}), flush=True)
+        stop.set()
+
+    threading.Thread(target=answer, daemon=True).start()
+    while not stop.wait(1 / 60):
+        pass
+    os._exit(0)
+
+
+def still_figures(seconds: float = 5.0, repeats: int = 2) -> dict:
+    """% of a core for each still screen (a range over `repeats`), the web on with one phone
+    (another process) for guessing and the idle board, and the bare 60 Hz loop beside them."""
+    runs = [("bare 60 Hz wait loop (anchor)", ("bare",), False)] + [
+        (screen, ("console", screen), False) for screen in ("idle", "guessing", "attract", "scoreboard", "brightness")
+    ] + [(f"{screen}, web on, a phone connected", ("console", screen, "--web"), True) for screen in ("guessing", "idle")]
+    out = {}
+    for name, args, web in runs:
+        shares = []
+        for _ in range(repeats):
+            child = Child(*args)
+            phone = Phones(child.first, 1, watch=True) if web else None
+            try:
+                shares.append(round(100 * cpu_share(child, seconds), 3))
+            finally:
+                if phone is not None:
+                    phone.close()
+                child.close()
+        out[name] = {"percent": [min(shares), max(shares)], "seconds": seconds, "repeats": repeats}
+    return out
+
+
+# --- phones in another process -------------------------------------------------------------------
+
+
+class Phones(Child):
+    """The phones' process: N websocket clients, each from its own loopback address."""
+
+    def __init__(self, server: dict, n: int, *, taps: int = 0, every_s: float = 0.05,
+                 others_tap: bool = False, anchor: bool = False, watch: bool = False) -> None:
+        mode = "anchor" if anchor else "watch" if watch else "console"
+        seats = [server.get("guesser")] + [s for s in range(10) if s not in (server.get("guesser"), server.get("giver"))]
+        super().__init__("phones", server["url"], server["code"], str(n), str(taps), str(every_s), mode,
+                         str(int(others_tap)), ",".join(str(s) for s in seats if s is not None))
+
+
+def run_phones(url: str, code: str, n: int, taps: int, every_s: float, mode: str, others_tap: bool,
+               seats: list[int]) -> None:
+    """In the phones' process: join (the first phone in the guesser's seat), tap; print the latencies."""
+    latencies = asyncio.run(_phones(url, code, n, taps, every_s, mode, others_tap, seats))
+    print(json.dumps({"latencies_ms": latencies}), flush=True)
+    os._exit(0)
+
+
+async def _phones(url, code, n, taps, every_s, mode, others_tap, seats) -> list[float]:
+    from websockets.asyncio.client import connect
+
+    ws_url = url.replace("http://", "ws://") + ("/" if mode == "anchor" else "/ws")
+    counter = [0]
+
+    async def send(ws, **message):
+        counter[0] += 1
+        await ws.send(json.dumps({"n": counter[0], **message}))
+
+    sockets = []
+    for i in range(n):  # one guest after another, each in before the next (the waiting room is smaller than 32)
+        ws = await connect(ws_url, origin=url, compression=None, open_timeout=WAIT_S,
+                           local_addr=(f"127.0.0.{2 + i}", 0))
+        sockets.append(ws)
+        if mode != "anchor":
+            await send(ws, t="join", code=code)
+            if i < len(seats):  # the others watch without a seat
+                await send(ws, t="take", seat=seats[i])
+            await asyncio.wait_for(_until_in(ws, i < len(seats)), WAIT_S)
+    arrived: list[dict] = [{} for _ in range(n)]
+    done = asyncio.Event()
+    wanted: list[str | None] = [None]
+
+    async def read(i, ws):
+        async for text in ws:
+            cell = _cursor_in(text, mode)
+            if cell is not None and cell == wanted[0] and cell not in arrived[i]:
+                arrived[i][cell] = time.perf_counter()
+                if all(cell in a for a in arrived):
+                    done.set()
+
+    readers = [asyncio.create_task(read(i, ws)) for i, ws in enumerate(sockets)]
+    print(json.dumps({"ready": True}), flush=True)
+    if mode == "watch":
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        return []
+    tapper = sockets[0]
+    noise = [asyncio.create_task(_tap_refused(ws, every_s, counter)) for ws in sockets[2:]] if others_tap else []
+    latencies = []
+    for i in range(taps):
+        cell = f"{'AB'[i % 2]}{20 + i % 10}"  # free cells, each tap another (the busy game's pawns are nearer H15)
+        for a in arrived:
+            a.clear()
+        wanted[0], sent = cell, time.perf_counter()
+        done.clear()
+        if mode == "anchor":
+            await sockets[0].send(json.dumps({"cell": cell}))
+        else:
+            await send(tapper, t="cursor", cell=cell)
+        try:
+            await asyncio.wait_for(done.wait(), WAIT_S)
+        except asyncio.TimeoutError:
+            raise RuntimeError(f"tap {i}: not every phone saw it") from None
+        latencies += [(a[cell] - sent) * 1000 for a in arrived]
+        await asyncio.sleep(max(0.0, sent + every_s - time.perf_counter()))
+    for task in noise + readers:
+        task.cancel()
+    for ws in sockets:
+        await ws.close()
+    return latencies
+
+
+async def _until_in(ws, seated: bool) -> None:
+    """Read a joining phone's messages until it is admitted (and seated) and has a view."""
+    wanted = {"admitted", "view"} | ({"seated"} if seated else set())
+    async for text in ws:
+        wanted.discard(json.loads(text).get("t"))
+        if not wanted:
+            return
+    raise RuntimeError("a phone was refused while joining")
+
+
+async def _tap_refused(ws, every_s, counter) -> None:
+    """A phone that is not the guesser tapping cells too (refused: it loads the box as much)."""
+    i = 0
+    while True:
+        counter[0] += 1
+        await ws.send(json.dumps({"t": "cursor", "n": counter[0] + 10_000, "cell": f"P{i % 30 + 1}"}))
+        i += 1
+        await asyncio.sleep(every_s)
+
+
+def _cursor_in(text, mode: str) -> str | None:
+    try:
+        message = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    if mode == "anchor":
+        return message.get("cell")
+    game = message.get("game") if message.get("t") == "view" else None
+    return game.get("cursor") if game else None
+
+
+# --- the minimal Starlette broadcast (the anchor) ------------------------------------------------
+
+
+def serve_anchor() -> None:
+    """In the child: a Starlette app that sends every message it gets to every connection, padded
+    to a phone's view's size, on uvicorn with the console's websocket settings."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+
+    clients = set()
+    padding = "x" * 900  # a view of the busy game is about this long
+
+    async def endpoint(ws):
+        await ws.accept()
+        clients.add(ws)
+        try:
+            while True:
+                cell = json.loads(await ws.receive_text())["cell"]
+                text = json.dumps({"cell": cell, "pad": padding})
+                for client in list(clients):
+                    await client.send_text(text)
+        except Exception:
+            clients.discard(ws)
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    print(json.dumps({"url": f"http://127.0.0.1:{sock.getsockname()[1]}", "code": "", "guesser": None}), flush=True)
+    config = uvicorn.Config(Starlette(routes=[WebSocketRoute("/", endpoint)]), log_level="warning",
+                            ws="websockets-sansio", ws_per_message_deflate=False, lifespan="off")
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def phone_figures(counts=(1, 10, 32), taps: int = 100) -> dict:
+    """A tap to every phone, p50/p99 over taps x phones, the console and the anchor each in a
+    process of their own, the phones in a third."""
+    from console.commands.bench_games import percentile
+
+    out = {}
+    for n in counts:
+        row = {}
+        for name, args, anchor in (("console", ("console", "guessing", "--web"), False), ("anchor", ("anchor",), True)):
+            server = Child(*args)
+            phones = Phones(server.first, n, taps=taps, anchor=anchor)
+            try:
+                latencies = phones.read()["latencies_ms"]
+            finally:
+                phones.close()
+                server.close()
+            row[name] = {"p50": round(percentile(latencies, 50), 2), "p99": round(percentile(latencies, 99), 2),
+                         "samples": len(latencies)}
+        row["p50_ratio"] = round(row["console"]["p50"] / row["anchor"]["p50"], 2)
+        out[str(n)] = row
+    return out
+
+
+# --- a Pi Zero 2 W's budget: a CPU quota -----------------------------------------------------------
+
+
+def quota_figures(quota: float, seconds: float = 20.0, phones: int = 10, taps_per_s: float = 10.0) -> dict:
+    """The console in a cgroup with `quota` of one core (v2 cpu.max where mounted, else v1
+    cpu.cfs_quota_us), `phones` phones each tapping `taps_per_s` (the guesser's taps move the
+    cursor, the others' are refused): frames late, taps to every phone, watchdog pings."""
+    from console.commands.bench_games import percentile
+
+    group = _cpu_group(quota)
+    with tempfile.TemporaryDirectory() as directory:
+        address = os.path.join(directory, "notify")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        listener.bind(address)
+        pings: list[float] = []
+
+        def listen():
+            while True:
+                try:
+                    data = listener.recv(4096)
+                except OSError:
+                    return
+                if b"WATCHDOG=1" in data:
+                    pings.append(time.monotonic())
+
+        threading.Thread(target=listen, daemon=True).start()
+        server = Child("console", "guessing", "--web", "--notify", address, preexec=group.enter)
+        try:
+            taps = int(seconds * taps_per_s)
+            client = Phones(server.first, phones, taps=taps, every_s=1 / taps_per_s, others_tap=True)
+            latencies = client.read()["latencies_ms"]
+            client.close()
+            late = server.ask("late")["late_ms"]
+        finally:
+            server.close()
+            listener.close()
+            group.remove()
+    gaps = [b - a for a, b in zip(pings, pings[1:])]
+    return {
+        "quota": quota, "cgroup": group.kind, "seconds": seconds, "phones": phones, "taps_per_s_each": taps_per_s,
+        "frames_late_ms": {"p50": round(percentile(late, 50), 2), "p99": round(percentile(late, 99), 2),
+                           "frames": len(late)},
+        "tap_to_every_phone_ms": {"p50": round(percentile(latencies, 50), 2),
+                                  "p99": round(percentile(latencies, 99), 2), "samples": len(latencies)},
+        "watchdog": {"pings": len(pings), "longest_gap_s": round(max(gaps, default=0.0), 2),
+                     "missed": sum(gap > 2.0 for gap in gaps)},
+    }
+
+
+class _CpuGroup:
+    def __init__(self, path: str, kind: str) -> None:
+        self.path, self.kind = path, kind
+
+    def enter(self) -> None:  # in the child, before it runs Python
+        with open(os.path.join(self.path, "cgroup.procs"), "w") as procs:
+            procs.write(str(os.getpid()))
+
+    def remove(self) -> None:
+        try:
+            os.rmdir(self.path)
+        except OSError:
+            pass
+
+
+def _cpu_group(quota: float) -> _CpuGroup:
+    period = 100_000
+    name = f"hues-bench-{os.getpid()}"
+    if os.path.exists("/sys/fs/cgroup/cgroup.controllers"):  # cgroup v2 at the root
+        path = os.path.join("/sys/fs/cgroup", name)
+        os.mkdir(path)
+        with open(os.path.join(path, "cpu.max"), "w") as limit:
+            limit.write(f"{round(quota * period)} {period}")
+        return _CpuGroup(path, "v2 cpu.max")
+    path = os.path.join("/sys/fs/cgroup/cpu", name)
+    os.mkdir(path)
+    for key, value in (("cpu.cfs_period_us", period), ("cpu.cfs_quota_us", round(quota * period))):
+        with open(os.path.join(path, key), "w") as setting:
+            setting.write(str(value))
+    return _CpuGroup(path, "v1 cpu.cfs_quota_us")
+
+
+if __name__ == "__main__":
+    role, rest = sys.argv[1], sys.argv[2:]
+    if role == "console":
+        serve_console(rest[0], "--web" in rest, rest[rest.index("--notify") + 1] if "--notify" in rest else None)
+    elif role == "bare":
+        bare_wait_loop(0)
+    elif role == "anchor":
+        serve_anchor()
+    elif role == "phones":
+        url, code, n, taps, every, mode, others, seats = rest
+        run_phones(url, code, int(n), int(taps), float(every), mode, others == "1",
+                   [int(s) for s in seats.split(",") if s])

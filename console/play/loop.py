@@ -1,0 +1,75 @@
+"""The loops around an app: in real time (the console, the wiring check) and on a virtual clock
+(input scripts, the tests).
+
+An app offers `tick(now) -> due`, `start(now)`, `running` and `events` (the queue its inputs come
+on). In real time the loop sleeps on that queue until the tick's `due` or an input, whichever
+comes first: the console's ticks ask for the next moment the frame can change, so a still screen
+costs nothing; the wiring check's for the next frame.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable
+
+
+def run_realtime(app: Any, fps: float, clock=time.monotonic, start: bool = True) -> None:
+    """Tick when something can change and sleep in between: at once when an input arrives (a
+    press is on the panel at once), else at the time the last tick asked for (a blink edge, a
+    timer). Time-driven ticks come at most `fps` a second on average, a short burst let through
+    (two edges close together are both on time). `start=False` for an app whose state the caller
+    has set up already. `app.events.wait(seconds)` is the only way it waits, so a test that gives
+    the app a queue on a virtual clock runs this loop in virtual time."""
+    pace = Pace(fps)
+    now = clock()
+    if start:
+        app.start(now)
+    while app.running:
+        due = pace.allow(app.tick(now))
+        while app.running:
+            now = clock()
+            if now >= due:
+                pace.took(due)
+                break
+            if app.events.wait(due - now):
+                now = clock()
+                break
+
+
+class Pace:
+    """A token bucket for time-driven ticks: up to BURST at once, `fps` a second after that."""
+
+    BURST = 3
+
+    def __init__(self, fps: float) -> None:
+        self.period = 1.0 / fps
+        self.tokens, self.at = float(self.BURST), -math.inf
+
+    def allow(self, due: float) -> float:
+        """The time a tick asked for at `due` may come."""
+        tokens = min(self.BURST, self.tokens + (due - self.at) / self.period)
+        return due if tokens >= 1 else due + (1 - tokens) * self.period
+
+    def took(self, at: float) -> None:
+        self.tokens = min(self.BURST, self.tokens + (at - self.at) / self.period) - 1
+        self.at = at
+
+
+def run_virtual(app: Any, fps: float, done: Callable[[], bool], settle_s: float = 1.0,
+                limit_s: float = 24 * 3600) -> float:
+    """Tick on a virtual clock as fast as the CPU allows until `done()`, then `settle_s` more
+    seconds of frames (so the last input's effect is on the panel). Returns the final time."""
+    period = 1.0 / fps
+    frame = 0
+    app.start(0.0)
+    end = None
+    while app.running:
+        now = frame * period
+        app.tick(now)
+        if end is None and done():
+            end = now + settle_s
+        if (end is not None and now >= end) or now >= limit_s:
+            break
+        frame += 1
+    return frame * period

@@ -1,0 +1,282 @@
+"""The renderer says when its frame next changes, and the loop sleeps until then.
+
+`render_timed` returns the frame at t and the first later time at which it can differ; the app
+loop ticks at that time (or at an input) instead of 60 times a second. Checked against `render`
+itself: for any state, UI and time the frame is the same on [t, until), the ulp before `until`
+included, and on the screens a party looks at the wake-ups are the frame's changes, no more.
+The loop test runs `run_realtime` on an injected clock (the queue's wait moves it), so the time
+a frame reaches the panel is read without any wall clock.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from console.commands.bench import busy_game, reveal_game
+from console.game import rules
+from console.game.rules import ChooseTarget, Clue, NewGame, Place, SkipClue
+from console.play import controller
+from console.play.app import LOOK_EVERY_S, ConsoleApp
+from console.play.loop import run_realtime
+from console.store.games import GameStore
+from console.view.moment import Moment, first_change
+from console.view.render import PAWN_LIT, PAWN_S, next_change, render, render_timed
+from console.view.timeline import attract_frame, attract_timed, replay_timeline
+from console.view.ui import Cursor, SetupChoices, Ui
+from hal.drivers.sim_headless import HeadlessDriver
+from hal.inputs.events import EventQueue
+from hal.layout import Layout, LayoutOptions
+from hal.output import OutputStage
+from tests.gameplay import c, play_round
+
+BUTTONS = ["up", "down", "left", "right"] * 3 + ["a"] * 6 + ["b", "start"]
+
+
+def states_from_presses(presses, gaps, seed):
+    """Every (game, ui, t) a press sequence passes through, as the controller makes them."""
+    game, ui, t, rng = None, Ui(), 0.0, random.Random(seed)
+    seen = []
+    for i, button in enumerate(presses):
+        t += gaps[i % len(gaps)]
+        step = controller.handle(game, ui, button, t, rng)
+        if step.stop:
+            break
+        game, ui = step.game, step.ui
+        seen.append((game, ui, t))
+    return seen
+
+
+decorations = st.fixed_dictionaries({
+    "store_online": st.booleans(), "disk_full": st.booleans(),
+    "hold_progress": st.sampled_from([0.0, 0.3, 1.0]), "room_code": st.sampled_from(["", "K7QX"]),
+    "refused_in": st.one_of(st.none(), st.floats(-1.0, 1.0)),
+    "armed_in": st.one_of(st.none(), st.floats(-4.0, 1.0)),
+    "remote": st.booleans(),
+})
+
+
+def decorated(game, ui, t, d):
+    changes = dict(store_online=d["store_online"], disk_full=d["disk_full"],
+                   hold_progress=d["hold_progress"], room_code=d["room_code"])
+    if d["refused_in"] is not None:
+        changes.update(refused=ui.cursor, refused_at=t + d["refused_in"])
+    if d["armed_in"] is not None:
+        changes.update(armed_at=t + d["armed_in"])
+    if d["remote"]:
+        changes.update(remote_cursors=(Cursor("blue", c("B3")), Cursor("white", ui.cursor)))
+    return replace(ui, **changes)
+
+
+def assert_still_until(game, ui, t, probes):
+    """The frame at t is the frame everywhere in [t, until), the ulp before until included."""
+    frame, until = render_timed(game, ui, t)
+    assert until > t
+    assert frame == render(game, ui, t)
+    horizon = min(until, t + 30.0)
+    for fraction in probes:
+        s = t + (horizon - t) * fraction
+        if s < until:
+            assert render(game, ui, s) == frame, (ui.screen, t, s, until)
+    if until < math.inf:
+        assert render(game, ui, math.nextafter(until, -math.inf)) == frame, (ui.screen, t, until)
+    return until
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(presses=st.lists(st.sampled_from(BUTTONS), min_size=1, max_size=120),
+       gaps=st.lists(st.floats(0.0, 3.0), min_size=1, max_size=50), seed=st.integers(0, 1000),
+       later=st.lists(st.floats(0.0, 20.0), min_size=1, max_size=4),
+       probes=st.lists(st.floats(0.0, 1.0), min_size=3, max_size=10), d=decorations)
+def test_the_frame_holds_still_until_the_time_render_timed_gives(presses, gaps, seed, later, probes, d):
+    for game, ui, t in states_from_presses(presses, gaps, seed)[-6:]:
+        ui = decorated(game, ui, t, d)
+        for dt in later:
+            assert_still_until(game, ui, t + dt, probes)
+
+
+def walk(game, ui, start, seconds, step_ms=1):
+    """Follow the horizons from `start` for `seconds`, checking against a render every
+    millisecond: returns (wake-ups, changes of the sampled frame)."""
+    t, wakes, frame = start, [], render(game, ui, start)
+    changes = 0
+    sample = start
+    while True:
+        shown, until = render_timed(game, ui, t)
+        assert shown == render(game, ui, t)
+        while sample < min(until, start + seconds):
+            assert render(game, ui, sample) == shown, (ui.screen, sample, t, until)
+            sample += step_ms / 1000
+        if until >= start + seconds:
+            return wakes, changes
+        wakes.append(until)
+        changes += render(game, ui, until) != shown
+        t = until
+
+
+def four_players_in_the_reveal():
+    game = rules.apply(None, NewGame(players=4, seed=3, first_giver=0, variant="free"))
+    return play_round(game, target=c("H15"))
+
+
+def ten_players_in_the_reveal():
+    game, _ = reveal_game()
+    return game
+
+
+SCREENS = {
+    "guessing": lambda: (busy_game()[0], Ui(screen="play", cursor=c("D21"))),
+    "idle board": lambda: (None, Ui(screen="idle", room_code="K7QX", last_winners=("red",))),
+    "set-up, GO blinking": lambda: (None, Ui(screen="setup", room_code="K7QX", since=1000.3, setup=SetupChoices(item=3))),
+    "reveal, scoreboard paged": lambda: (ten_players_in_the_reveal(), Ui(screen="reveal", since=1000.0)),
+    "reveal, one page": lambda: (four_players_in_the_reveal(), Ui(screen="reveal", since=1000.0)),
+    "store offline": lambda: (busy_game()[0], Ui(screen="play", store_online=False)),
+}
+
+
+@pytest.mark.parametrize("name", SCREENS)
+def test_the_wake_ups_on_a_screen_are_its_frame_changes(name):
+    game, ui = SCREENS[name]()
+    wakes, changes = walk(game, ui, 1000.05, 12.0)
+    assert wakes and changes >= len(wakes) - 2  # a wake-up without a change is rare (an expiry)
+
+
+@pytest.mark.parametrize("screen", ["brightness", "host", "confirm", "resume"])
+def test_a_menu_never_changes_by_itself(screen):
+    game = four_players_in_the_reveal() if screen in ("host", "confirm") else None
+    ui = Ui(screen=screen, menu_return=("reveal", 0.0) if game else None, menu_item=1)
+    assert next_change(game, ui, 123.4) == math.inf
+    assert next_change(None, Ui(screen="brightness", store_online=False), 1.0) < 2.0  # the amber dot
+
+
+def test_the_scoreboard_of_one_page_holds_still_after_its_reveal():
+    game, ui = four_players_in_the_reveal(), Ui(screen="reveal", since=5.0)
+    assert next_change(game, ui, 20.0) == math.inf
+    assert next_change(ten_players_in_the_reveal(), ui, 20.0) < 22.5  # paged: the next page
+
+
+def test_a_blink_edge_is_found_to_the_ulp():
+    at = Moment(0.3)
+    assert at.blink(1 / PAWN_S, PAWN_LIT) is True
+    edge = at.until
+    assert (edge / PAWN_S) % 1.0 >= PAWN_LIT and (math.nextafter(edge, 0) / PAWN_S) % 1.0 < PAWN_LIT
+    assert 1.5 <= first_change(lambda t: t >= 2.0, 1.0, False, 1.5) < 2.0  # far too soon: wake early
+    assert first_change(lambda t: t >= 2.0, 1.0, False, 2.5) == 2.0  # too late: bisected back
+    assert first_change(lambda t: t >= 2.0, 1.0, False, math.nextafter(2.0, 0)) == 2.0  # an ulp off
+    assert first_change(lambda t: t >= 2.0, 1.0, False, math.inf) == math.inf
+
+
+def test_the_attract_loop_says_when_it_turns_and_when_its_scenes_change():
+    record = [NewGame(players=4, seed=3, first_giver=0, variant="free")]
+    state = rules.apply(None, record[0])
+    for action in (ChooseTarget(c("H15")), Clue(), Place(c("H16")), Place(c("A1")), Place(c("P30")), SkipClue()):
+        state = rules.apply(state, action)
+        record.append(action)
+    reveals = replay_timeline(record).reveals()
+    ui = Ui(screen="idle", room_code="K7QX")
+    since = 17.0
+    t = since
+    for _ in range(40):
+        frame, until = attract_timed(reveals, ui, t, since)
+        assert frame == attract_frame(reveals, ui, t - since)
+        for s in (t + (until - t) * f for f in (0.25, 0.5, 0.99)):
+            assert attract_frame(reveals, ui, s - since) == frame
+        assert attract_frame(reveals, ui, math.nextafter(until, 0) - since) == frame
+        t = until
+    assert t > since + 45.0  # the board, then the reveals
+
+
+def test_video_frames_are_the_frames_of_every_sample():
+    """`Timeline.frames` skips the samples the horizons say repeat: the same output as drawing
+    every sample."""
+    record = [NewGame(players=3, seed=1, first_giver=0, variant="cards")]
+    state = rules.apply(None, record[0])
+    while not rules.is_terminal(state) and len(record) < 40:
+        action = rules.legal_actions(state)[-1]
+        state = rules.apply(state, action)
+        record.append(action)
+    timeline = replay_timeline(record)
+    fps = 20
+    naive, shown, at, i, ms = [], None, 0, 0, 0
+    end = round(timeline.duration * 1000)
+    while ms < end:
+        frame = timeline.frame(ms / 1000)
+        if frame != shown:
+            if shown is not None:
+                naive.append((shown, at, ms - at))
+            shown, at = frame, ms
+        i += 1
+        ms = round(i * 1000 / fps)
+    naive.append((shown, at, end - at))
+    assert list(timeline.frames(fps)) == naive
+
+
+class VirtualQueue(EventQueue):
+    """The app's queue on a virtual clock: waiting moves the clock to the timeout (no input
+    ever comes), and each tick costs `tick_cost_s` of it, as the CPU would."""
+
+    def __init__(self, clock: list[float]) -> None:
+        super().__init__()
+        self.clock = clock
+        self.waits = 0
+
+    def wait(self, timeout: float) -> bool:
+        self.waits += 1
+        self.clock[0] += timeout
+        return False
+
+
+class TimedDriver(HeadlessDriver):
+    def __init__(self, clock, width=32, height=16):
+        super().__init__(width, height)
+        self.clock, self.times = clock, []
+
+    def show(self, leds, frame):
+        super().show(leds, frame)
+        self.times.append((self.clock[0], frame))
+
+
+def app_on_a_virtual_clock(tick_cost_s=0.0005):
+    clock = [1000.0]
+    events = VirtualQueue(clock)
+    driver = TimedDriver(clock)
+    app = ConsoleApp(OutputStage(Layout(LayoutOptions())), driver, events, [], GameStore("memory://"))
+    real_tick = app.tick
+
+    def tick(now):
+        clock[0] += tick_cost_s  # what the tick itself takes
+        if clock[0] > 1010.0:
+            app.stop()
+        return real_tick(now)
+
+    app.tick = tick
+    return app, clock, driver
+
+
+def test_the_frame_at_a_blink_edge_reaches_the_panel_within_2_ms_and_the_loop_sleeps_between():
+    app, clock, driver = app_on_a_virtual_clock()
+    state, _ = busy_game()
+    app.start(clock[0])
+    app.put_on(state, Ui(screen="play", cursor=c("D21")), clock[0])
+    run_realtime(app, 60, clock=lambda: clock[0], start=False)
+    shown = driver.times
+    assert len(shown) > 50
+    for (before, old), (at, frame) in zip(shown, shown[1:]):
+        edge = first_change(lambda t: render(app.game, app.ui, t), before, old, at)  # when it changed
+        assert render(app.game, app.ui, edge) == frame
+        assert 0 <= at - edge <= 0.002, (edge, at)
+    assert app.events.waits <= len(shown) + 10 / LOOK_EVERY_S + 5  # a wait per change (and a look a second)
+
+
+def test_a_still_screen_wakes_the_loop_only_to_look_at_the_store():
+    app, clock, driver = app_on_a_virtual_clock()
+    app.start(clock[0])
+    app.ui = replace(app.ui, screen="brightness")
+    run_realtime(app, 60, clock=lambda: clock[0], start=False)
+    assert len(driver.times) == 1
+    assert app.events.waits <= 10 / LOOK_EVERY_S + 1  # 600 at 60 frames a second
