@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -139,14 +140,20 @@ class BoxStage:
             time.sleep(0.5)
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
+        """Ends the stage if it still runs; its report and log are removed unless a check failed."""
+        if self.process is None:
             return
-        self.process.terminate()  # the stage switches its box off and removes it
-        try:
-            self.process.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(10)
+        if self.process.poll() is None:
+            self.process.terminate()  # the stage switches its box off and removes it
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+        if self.process.returncode == 0:
+            shutil.rmtree(self.report.parent, ignore_errors=True)
+        else:
+            print(f"\nthe container stage's report and log are in {self.report.parent}", file=sys.stderr)
 
 
 def pytest_collection_modifyitems(session, config, items):
