@@ -163,6 +163,22 @@ def pytest_collection_modifyitems(session, config, items):
         config.hues_box_stage = BoxStage()
 
 
+def pytest_terminal_summary(terminalreporter, config):
+    """One line for the container stage: its checks, its time and the figures a reader asks for."""
+    stage = getattr(config, "hues_box_stage", None)
+    report = stage.read() if stage is not None and stage.process is not None else None
+    if not report:
+        return
+    checks = report["checks"].values()
+    figures = report["figures"]
+    cuts, frames = figures.get("power_cuts", {}), figures.get("boot_to_first_frame_s", {})
+    terminalreporter.write_line(
+        f"container stage: {sum(c['ok'] for c in checks)} of {len(checks)} checks passed in "
+        f"{report.get('seconds', '?')} s (root {figures.get('root_seconds', '?')} s, install "
+        f"{figures.get('install_s', '?')} s); {cuts.get('cuts', '?')} power cuts; first frame "
+        f"{frames.get('median', '?')} s after power-on (median of {frames.get('boots', '?')})")
+
+
 def pytest_unconfigure(config):
     stage = getattr(config, "hues_box_stage", None)
     if stage is not None:
