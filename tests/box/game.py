@@ -36,12 +36,13 @@ class BoxGame:
         self.presses, self.players = presses, players
         self.planned: list[dict] = []  # the whole game, once the console drew its new game
 
-    def start(self, log: ConsoleLog, timeout: float = 30) -> None:
-        """From the idle board: set up a game; plan it from the new game the console stores."""
+    def start(self, log: ConsoleLog, since: int = 0, timeout: float = 30) -> None:
+        """From the idle board: set up a game; plan it from the new game the console stores
+        (the first action the log shows from `since` on)."""
         script = Script()
         setup_presses(script, SetupChoices(self.players, VARIANT, FIRST_GIVER))
         self.play(script.lines)
-        stored = log.wait("the new game to be stored", lambda: log.stored, timeout)
+        stored = log.wait("the new game to be stored", lambda: log.stored[since:], timeout)
         record = plan_rest(action_from_json(stored[0]), first_card_cell, near_guesser(POLICY_SEED),
                            passes=lambda state: state.round % 4 == 0)
         self.planned = [action_to_json(action) for action in record]
