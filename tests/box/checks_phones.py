@@ -17,7 +17,7 @@ import socket, sys
 source, target = sys.argv[1], sys.argv[2]
 with socket.socket() as phone:
     phone.bind((source, 0))
-    phone.settimeout(3)
+    phone.settimeout(5)
     try:
         phone.connect((target, 8080))
         phone.sendall(b"GET / HTTP/1.0\r\nHost: huesbox.local\r\n\r\n")
@@ -87,7 +87,7 @@ def phones_firewall(stage) -> str:
     assert lan.startswith("answered HTTP/1.1 "), f"from the party LAN: {lan}"
     assert outside == "dropped", f"from {OUTSIDE}.2: {outside}"
     return (f"from {LAN}.2 the phones' page {lan.split(' ', 1)[1]!r}; from {OUTSIDE}.2 the SYN is "
-            "dropped (no answer in 3 s, not even a refusal)")
+            "dropped (no answer in 5 s, not even a refusal)")
 
 
 def phones_find_the_box_by_name(stage) -> str:
