@@ -157,9 +157,6 @@ class Box:
                            f"{(result.stderr or result.stdout)[-3000:]}")
         return result
 
-    def sh(self, script: str, **options) -> str:
-        return self.run("sh", "-c", script, **options).stdout
-
     def show(self, unit: str, *props: str) -> dict[str, str]:
         out = self.run("systemctl", "show", unit, *(f"--property={p}" for p in props)).stdout
         return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
