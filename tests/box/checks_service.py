@@ -114,7 +114,7 @@ def ready_under_full_hardening(stage, variant: str = "leds-dev") -> str:
         assert props["User"] == "hues" and props["PrivateUsers"] == "yes" and len(uid_map) == 6, (props, uid_map)
     assert props["PrivateNetwork"] == "yes" and props["MemoryDenyWriteExecute"] == "yes", props
     assert props["ProtectSystem"] == "strict" and props["DevicePolicy"] == "closed", props
-    frame = stage.box.wait_for("a frame in /dev/leds0", lambda: len(stage.leds()) == LED_COUNT * 4 or None, 10)
+    stage.box.wait_for("a frame in /dev/leds0", lambda: len(stage.leds()) == LED_COUNT * 4 or None, 10)
     return (f"{variant}: READY (active/running), uid_map {' '.join(uid_map)}, CapBnd {status['CapBnd'].strip()}, "
             f"NoNewPrivs 1, seccomp on, PrivateNetwork, MemoryDenyWriteExecute; frames of {LED_COUNT * 4} bytes "
             f"reach the /dev/leds0 stand-in")
