@@ -22,7 +22,7 @@ from tests.box.machine import ConsoleLog
 from tests.box.root import BoxError
 
 WATCHDOG_LIMIT_S = 20  # SIGSTOP to the console's READY again
-POWER_CUTS = int(os.environ.get("HUES_BOX_POWER_CUTS", "12"))
+POWER_CUTS = int(os.environ.get("HUES_BOX_POWER_CUTS", "30"))
 DAMAGE_EVERY = 3  # every third power cut also damages the append-only file's tail
 START_UP_EVERY = 4  # every fourth comes during the start-up (Redis's repair and start, the console's)
 INCR_DIR = "/var/lib/redis/appendonlydir"

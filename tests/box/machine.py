@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.box.root import BoxError
+from tests.box.root import HOSTNAME, BoxError
 
 NSPAWN_ENV = {"SYSTEMD_NSPAWN_UNIFIED_HIERARCHY": "1"}
 CGROUP_TREES = ("systemd", "unified")  # this machine's cgroup v1 name=systemd tree and its cgroup v2 tree
@@ -49,6 +49,9 @@ class Box:
             (disk / part).mkdir(parents=True, exist_ok=True)
         self.process: subprocess.Popen | None = None
         self.cgroups = [Path("/sys/fs/cgroup", tree, f"hues-box-{os.getpid()}-{disk.name}") for tree in CGROUP_TREES]
+        # nspawn keeps a directory per machine name in /run (its mount propagation): a name of
+        # its own lets boxes of two stages, or two lanes of one, run side by side
+        self.name = "huesbox-" + "".join(c if c.isalnum() else "-" for c in f"{os.getpid()}-{disk.name}").lower()
         self.leader = 0
         self.boots = 0
         self.booted_at = 0.0  # time.monotonic() at the start of the last boot
@@ -65,7 +68,8 @@ class Box:
         overlay = (f"lowerdir={self.root},upperdir={self.upper},workdir={self.disk / 'work'}")
         nspawn = ["systemd-nspawn", "--quiet", "--boot", "--register=no", "--keep-unit", "--private-network",
                   # CAP_SYS_RAWIO is not among the capabilities nspawn keeps: the ws281x drop-in's one
-                  "--system-call-filter=bpf", "--capability=CAP_SYS_RAWIO", f"--directory={self.disk / 'merged'}", "--machine=huesbox",
+                  "--system-call-filter=bpf", "--capability=CAP_SYS_RAWIO", f"--directory={self.disk / 'merged'}", f"--machine={self.name}",
+                  f"--hostname={HOSTNAME}",
                   *(f"--bind={host}:{inside}" for host, inside in self.binds)]
         # The box gets cgroups of its own in both hierarchies (nspawn makes its supervisor and
         # payload groups under them): what the box's systemd does to its cgroup tree, such as
