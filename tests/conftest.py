@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -139,14 +140,20 @@ class BoxStage:
             time.sleep(0.5)
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
+        """Ends the stage if it still runs; its report and log are removed unless a check failed."""
+        if self.process is None:
             return
-        self.process.terminate()  # the stage switches its box off and removes it
-        try:
-            self.process.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(10)
+        if self.process.poll() is None:
+            self.process.terminate()  # the stage switches its box off and removes it
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+        if self.process.returncode == 0:
+            shutil.rmtree(self.report.parent, ignore_errors=True)
+        else:
+            print(f"\nthe container stage's report and log are in {self.report.parent}", file=sys.stderr)
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -154,6 +161,22 @@ def pytest_collection_modifyitems(session, config, items):
     if box:
         items[:] = [item for item in items if not item.nodeid.startswith(BOX_TESTS)] + box
         config.hues_box_stage = BoxStage()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """One line for the container stage: its checks, its time and the figures a reader asks for."""
+    stage = getattr(config, "hues_box_stage", None)
+    report = stage.read() if stage is not None and stage.process is not None else None
+    if not report:
+        return
+    checks = report["checks"].values()
+    figures = report["figures"]
+    cuts, frames = figures.get("power_cuts", {}), figures.get("boot_to_first_frame_s", {})
+    terminalreporter.write_line(
+        f"container stage: {sum(c['ok'] for c in checks)} of {len(checks)} checks passed in "
+        f"{report.get('seconds', '?')} s (root {figures.get('root_seconds', '?')} s, install "
+        f"{figures.get('install_s', '?')} s); {cuts.get('cuts', '?')} power cuts; first frame "
+        f"{frames.get('median', '?')} s after power-on (median of {frames.get('boots', '?')})")
 
 
 def pytest_unconfigure(config):

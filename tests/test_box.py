@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.box import checks_install, checks_power, checks_service
+from tests.box.stage import all_checks
 
-CHECKS = [name for name, _ in (*checks_service.CHECKS, *checks_power.CHECKS, *checks_install.CHECKS)]
+CHECKS = [name for name, _ in all_checks()]
 
 
 @pytest.mark.parametrize("check", CHECKS)

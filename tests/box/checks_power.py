@@ -22,8 +22,9 @@ from tests.box.machine import ConsoleLog
 from tests.box.root import BoxError
 
 WATCHDOG_LIMIT_S = 20  # SIGSTOP to the console's READY again
-POWER_CUTS = int(os.environ.get("HUES_BOX_POWER_CUTS", "12"))
+POWER_CUTS = int(os.environ.get("HUES_BOX_POWER_CUTS", "30"))
 DAMAGE_EVERY = 3  # every third power cut also damages the append-only file's tail
+START_UP_EVERY = 4  # every fourth comes during the start-up (Redis's repair and start, the console's)
 INCR_DIR = "/var/lib/redis/appendonlydir"
 
 
@@ -32,20 +33,38 @@ def presses_ready(stage, timeout: float = 30) -> None:
 
 
 class Party:
-    """The one game that goes on through the checks of this module."""
+    """The game that goes on through the checks of this module (and the next, when the power
+    cuts outlast one game)."""
 
     def __init__(self, stage):
         self.stage = stage
         self.game = BoxGame(stage.presses)
         self.log: ConsoleLog | None = None
-        self.acknowledged: list[dict] = []  # every action the console said was durable
+        self.acknowledged: list[dict] = []  # every action of the game the console said was durable
+        self.base: list[dict] = []  # the game's record as offered at this boot (or [] for a new game)
+        self.since = 0  # where the game's actions of this boot begin in log.stored
+        self.resumed = False  # the console offers the game: the next press takes the offer
         self.first_frames: list[float] = []
+        self.games = 0
+
+    def record(self) -> list[dict]:
+        """The game's actions the console has said are durable, up to now."""
+        return self.base + self.log.stored[self.since:]
 
     def follow(self) -> ConsoleLog:
         if self.log is not None:
             self.log.close()
         self.log = ConsoleLog(self.stage.box)
         return self.log
+
+    def new_game(self) -> None:
+        """From the idle board, set up a game and plan it from the one the console draws."""
+        log = self.follow() if self.log is None else self.log
+        console_up(self.stage)
+        presses_ready(self.stage)
+        self.since, self.base, self.resumed = len(log.stored), [], False
+        self.game.start(log, self.since)
+        self.acknowledged = self.record()
 
     def power_on(self) -> list[dict]:
         """Boot, wait for READY and for the console to offer the game; returns what it offers,
@@ -58,6 +77,7 @@ class Party:
         self.first_frames.append(float(line.split("first frame ")[1].split()[0]) - box.clock_start)
         offered = log.wait("the console to offer the unfinished game", lambda: log.resumed, 30)[-1]
         self.agrees(offered)
+        self.base, self.since, self.resumed = list(offered), 0, True
         self.acknowledged = list(offered)
         return offered
 
@@ -68,9 +88,13 @@ class Party:
             f"{len(self.acknowledged)} were durable and offers {len(found)}")
         assert found == self.game.planned[:len(found)], "the console offers moves that were never played"
 
-    def play_on(self, resumed: bool, until) -> threading.Thread:
+    def left(self) -> int:
+        return len(self.game.planned) - len(self.record())
+
+    def play_on(self, until) -> threading.Thread:
         """Press the rest of the game in a thread of its own (it stops when the box goes off)."""
-        done = len(self.acknowledged)
+        done, resumed = len(self.record()), self.resumed
+        self.resumed = False
 
         def press():
             time.sleep(SETTLE_S)
@@ -83,6 +107,15 @@ class Party:
         presser.start()
         return presser
 
+    def finish(self) -> int:
+        """Play the game to its end: it ends as planned. Returns its length."""
+        self.play_on(until=None).join(600)
+        self.log.wait("the game's end", lambda: self.game.finished(self.record()), 60)
+        assert self.record() == self.game.planned, "the game that ended is not the one played"
+        self.games += 1
+        return len(self.record())
+
+
 def party(stage) -> Party:
     if not hasattr(stage, "party"):
         stage.party = Party(stage)
@@ -93,13 +126,11 @@ def watchdog(stage) -> str:
     """SIGSTOP the console mid-game: systemd's watchdog kills it and starts it again, and the
     game it offers holds every pawn it had shown."""
     box, the = stage.box, party(stage)
-    log = the.follow()
-    console_up(stage)
-    presses_ready(stage)
-    the.game.start(log)
-    the.game.play(the.game.rest(1, resumed=False), until=lambda: len(log.stored) >= 8)
+    the.new_game()
+    log = the.log
+    the.game.play(the.game.rest(1, resumed=False), until=lambda: len(the.record()) >= 8)
     time.sleep(SETTLE_S)
-    shown = list(log.stored)
+    shown = the.record()
     the.acknowledged = shown
     before = box.show("hues-console.service", "MainPID", "NRestarts", "WatchdogUSec", "RestartUSec")
     stopped = time.monotonic()
@@ -115,6 +146,7 @@ def watchdog(stage) -> str:
     offered = log.wait("the restarted console to offer the game", lambda: log.resumed, 30)[-1]
     the.agrees(offered)
     assert len(offered) == len(shown), f"offered {len(offered)} actions, {len(shown)} were shown"
+    the.base, the.since, the.resumed = list(offered), len(log.stored), True
     said = journal(stage, 200)
     assert "Watchdog timeout" in said, said[-1500:]
     stage.figure("watchdog_restart_s", round(took, 1))
@@ -192,46 +224,65 @@ def damage_tail(stage, kind: str) -> str:
     return f"{kind} tail on {incr.name}"
 
 
+def repairs_said(stage) -> int:
+    """How often redis-repair-aof has said it repaired something, over every boot of the box
+    (read from its disk: the box may be off)."""
+    out = subprocess.run(["journalctl", f"--directory={stage.box.file('/var/log/journal')}", "-o", "cat",
+                          "-u", "redis-server.service", "--no-pager"], capture_output=True, text=True).stdout
+    return out.count("redis-repair-aof: ")
+
+
 def power_cuts(stage) -> str:
-    """The plug pulled at random moments of one game, POWER_CUTS times, and the box switched on
-    again each time: nothing acknowledged is lost and the game goes on to its end."""
+    """The plug pulled at random moments of a game, POWER_CUTS times, and the box switched on
+    again each time: nothing acknowledged is lost and the game goes on to its end (a game that
+    nears its end is finished and another one started, for as many cuts as asked)."""
     box, the, rng = stage.box, party(stage), random.Random(19)
-    cuts, damaged, offered = 0, [], the.power_on()
-    while True:
-        log = the.log
-        resumed = bool(log.resumed)
-        if cuts >= POWER_CUTS:
-            break
-        extra = rng.randint(1, 4)
+    if box.running():  # a developer's run without the power-off check before
+        box.cut_power()
+    cuts, at_start_up, damaged, lengths, said = 0, 0, [], [], 0
+    the.power_on()
+    while cuts < POWER_CUTS:
+        if the.left() < 6:
+            lengths.append(the.finish())
+            the.new_game()
+        log, extra = the.log, rng.randint(1, 3)
         target = len(log.stored) + extra
-        presser = the.play_on(resumed, until=lambda: len(log.stored) >= target + 2)
+        presser = the.play_on(until=lambda: len(log.stored) >= target)
         log.wait(f"{extra} more actions", lambda: len(log.stored) >= target or not presser.is_alive(), 120)
-        time.sleep(rng.uniform(0, 0.3))
-        the.acknowledged = offered + list(log.stored)
-        if the.game.finished(the.acknowledged):
-            raise BoxError("the game ended before the power cuts did: plan a longer game")
+        time.sleep(rng.uniform(0, 0.3))  # a random moment after it: mid-frame, mid-write, mid-press
+        the.acknowledged = the.record()
         box.cut_power()
         stage.presses.reset()
         log.close()
         cuts += 1
-        if cuts % DAMAGE_EVERY == 0:
+        damage = cuts % DAMAGE_EVERY == 0
+        if damage:
             damaged.append(damage_tail(stage, "zeroed" if len(damaged) % 2 == 0 else "torn"))
-        offered = the.power_on()
-        if cuts % DAMAGE_EVERY == 0:
-            repair = journal(stage, 50, "redis-server.service")
-            assert "redis-repair-aof:" in repair, repair[-1500:]
-    presser = the.play_on(True, until=None)
-    presser.join(600)
-    done = the.log.wait("the game's end", lambda: the.game.finished(offered + the.log.stored), 60)
-    final = offered + the.log.stored
-    assert final == the.game.planned, "the game that ended is not the one played"
-    stage.figure("power_cuts", {"cuts": cuts, "damaged": damaged, "actions": len(final)})
+            repairs = repairs_said(stage)
+        if cuts % START_UP_EVERY == 0 and cuts < POWER_CUTS:
+            box.boot(wait=False)
+            time.sleep(rng.uniform(0.1, 1.5))
+            box.cut_power()
+            cuts += 1
+            at_start_up += 1
+        the.power_on()
+        if damage:  # Redis could not have started on it: the drop-in repaired it (a boot cut
+            # short may have done so before its journal kept the repair's line)
+            sound = box.run("redis-check-aof", f"{INCR_DIR}/appendonly.aof.manifest", check=False)
+            assert sound.returncode == 0, f"the AOF is still damaged after the boot: {sound.stdout[-800:]}"
+            assert box.show("redis-server.service", "ActiveState")["ActiveState"] == "active"
+            said += repairs_said(stage) > repairs
+    lengths.append(the.finish())
+    stage.figure("power_cuts", {"cuts": cuts, "during_start_up": at_start_up, "damaged": damaged,
+                                "repairs_logged": said, "games": len(lengths), "actions": sum(lengths)})
     frames = the.first_frames
     stage.figure("boot_to_first_frame_s", {"boots": len(frames), "median": round(statistics.median(frames), 2),
                                            "max": round(max(frames), 2), "min": round(min(frames), 2)})
-    return (f"{cuts} power cuts (SIGKILL to the box's PID 1) over a game of {len(final)} actions, "
-            f"{len(damaged)} with a damaged AOF tail ({', '.join(damaged)}), repaired at boot; 0 acknowledged "
-            f"actions lost; the game went on to its end, as planned (done: {bool(done)})")
+    return (f"{cuts} power cuts (SIGKILL to the box's PID 1) over {len(lengths)} game(s) of {lengths} actions, "
+            f"{at_start_up} of them during a start-up, {len(damaged)} with a damaged AOF tail "
+            f"({', '.join(damaged)}), repaired at boot (redis-repair-aof logged {said}); 0 acknowledged "
+            "actions lost; each game went on "
+            "to its end as played")
 
 
 def boot_to_first_frame(stage) -> str:

@@ -21,7 +21,7 @@ from tests.box.machine import ConsoleLog, Presses
 from tests.scripting import Script, plan_rest, script_for, setup_presses
 from tests.test_whole_games import first_card_cell, near_guesser
 
-PLAYERS, VARIANT, FIRST_GIVER, POLICY_SEED = 3, "cards", 0, 7
+VARIANT, FIRST_GIVER, POLICY_SEED = "cards", 0, 7
 SETTLE_S = 0.5  # the console ignores presses for 0.4 s after a screen changes by itself (GRACE_S)
 
 
@@ -30,16 +30,19 @@ def button_pins(config: Config) -> dict[str, int]:
 
 
 class BoxGame:
-    def __init__(self, presses: Presses):
-        self.presses = presses
+    """`players`: 3 make a game of about 60 actions, 6 of about 150."""
+
+    def __init__(self, presses: Presses, players: int = 3):
+        self.presses, self.players = presses, players
         self.planned: list[dict] = []  # the whole game, once the console drew its new game
 
-    def start(self, log: ConsoleLog, timeout: float = 30) -> None:
-        """From the idle board: set up a game; plan it from the new game the console stores."""
+    def start(self, log: ConsoleLog, since: int = 0, timeout: float = 30) -> None:
+        """From the idle board: set up a game; plan it from the new game the console stores
+        (the first action the log shows from `since` on)."""
         script = Script()
-        setup_presses(script, SetupChoices(PLAYERS, VARIANT, FIRST_GIVER))
+        setup_presses(script, SetupChoices(self.players, VARIANT, FIRST_GIVER))
         self.play(script.lines)
-        stored = log.wait("the new game to be stored", lambda: log.stored, timeout)
+        stored = log.wait("the new game to be stored", lambda: log.stored[since:], timeout)
         record = plan_rest(action_from_json(stored[0]), first_card_cell, near_guesser(POLICY_SEED),
                            passes=lambda state: state.round % 4 == 0)
         self.planned = [action_to_json(action) for action in record]

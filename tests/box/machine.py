@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.box.root import BoxError
+from tests.box.root import HOSTNAME, BoxError
 
 NSPAWN_ENV = {"SYSTEMD_NSPAWN_UNIFIED_HIERARCHY": "1"}
 CGROUP_TREES = ("systemd", "unified")  # this machine's cgroup v1 name=systemd tree and its cgroup v2 tree
@@ -49,6 +49,9 @@ class Box:
             (disk / part).mkdir(parents=True, exist_ok=True)
         self.process: subprocess.Popen | None = None
         self.cgroups = [Path("/sys/fs/cgroup", tree, f"hues-box-{os.getpid()}-{disk.name}") for tree in CGROUP_TREES]
+        # nspawn keeps a directory per machine name in /run (its mount propagation): a name of
+        # its own lets boxes of two stages, or two lanes of one, run side by side
+        self.name = "huesbox-" + "".join(c if c.isalnum() else "-" for c in f"{os.getpid()}-{disk.name}").lower()
         self.leader = 0
         self.boots = 0
         self.booted_at = 0.0  # time.monotonic() at the start of the last boot
@@ -56,15 +59,17 @@ class Box:
 
     # --- power ------------------------------------------------------------------------------
 
-    def boot(self) -> float:
-        """Power on and wait until the box's systemd says the boot is over; returns the seconds."""
+    def boot(self, wait: bool = True) -> float:
+        """Power on and (`wait`) wait until the box's systemd says the boot is over; returns the
+        seconds."""
         if self.running():
             raise BoxError("the box is running already")
         self.boots += 1
         overlay = (f"lowerdir={self.root},upperdir={self.upper},workdir={self.disk / 'work'}")
         nspawn = ["systemd-nspawn", "--quiet", "--boot", "--register=no", "--keep-unit", "--private-network",
                   # CAP_SYS_RAWIO is not among the capabilities nspawn keeps: the ws281x drop-in's one
-                  "--system-call-filter=bpf", "--capability=CAP_SYS_RAWIO", f"--directory={self.disk / 'merged'}", "--machine=huesbox",
+                  "--system-call-filter=bpf", "--capability=CAP_SYS_RAWIO", f"--directory={self.disk / 'merged'}", f"--machine={self.name}",
+                  f"--hostname={HOSTNAME}",
                   *(f"--bind={host}:{inside}" for host, inside in self.binds)]
         # The box gets cgroups of its own in both hierarchies (nspawn makes its supervisor and
         # payload groups under them): what the box's systemd does to its cgroup tree, such as
@@ -83,7 +88,7 @@ class Box:
                                             start_new_session=True)
         self.leader = self._find_leader()
         deadline = time.monotonic() + BOOT_TIMEOUT_S
-        while True:
+        while wait:
             state = self.run("systemctl", "is-system-running", "--wait", check=False, timeout=BOOT_TIMEOUT_S)
             if state.stdout.strip() in ("running", "degraded"):
                 break
@@ -155,9 +160,6 @@ class Box:
             raise BoxError(f"in the box: {' '.join(argv)} failed ({result.returncode}): "
                            f"{(result.stderr or result.stdout)[-3000:]}")
         return result
-
-    def sh(self, script: str, **options) -> str:
-        return self.run("sh", "-c", script, **options).stdout
 
     def show(self, unit: str, *props: str) -> dict[str, str]:
         out = self.run("systemctl", "show", unit, *(f"--property={p}" for p in props)).stdout

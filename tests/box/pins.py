@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 from gpiozero.pins.mock import MockFactory
 
 FIFO = "/run/hues-box/presses"
+EDGE_S = 0.03
 ENTRY_POINTS = "[gpiozero_pin_factories]\nbox-fifo = hues_box_pins:FifoFactory\n"
 
 
@@ -29,12 +31,20 @@ class FifoFactory(MockFactory):
                          name="box-presses", daemon=True).start()
 
     def _read(self, path: str) -> None:
+        last: dict[int, float] = {}
         while True:
             with open(path, encoding="ascii") as fifo:  # waits for the test to open it
                 for line in fifo:
-                    pin, level = line.split()
-                    mock = self.pin(int(pin))
-                    if level == "0":
+                    pin, level = map(int, line.split())
+                    # Two edges the test sent 40 ms apart may be read together on a loaded machine:
+                    # they are driven at least EDGE_S apart, as a real contact would move (closer
+                    # than the console's 20 ms debounce, the second would be ignored).
+                    wait = last.get(pin, 0.0) + EDGE_S - time.monotonic()
+                    if wait > 0:
+                        time.sleep(wait)
+                    last[pin] = time.monotonic()
+                    mock = self.pin(pin)
+                    if level == 0:
                         mock.drive_low()
                     else:
                         mock.drive_high()

@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -61,39 +62,109 @@ def box_config(installed: str) -> str:
 
 
 class Stage:
+    """The report of every box's checks, written after each one (the boxes run side by side)."""
+
     def __init__(self, report: Path, log=print):
         self.report_path, self.log = report, log
         self.report = {"checks": {}, "figures": {}, "finished": False, "error": None, "started": time.time()}
-        self.box: Box | None = None
-        self.presses: Presses | None = None
+        self.lock = threading.Lock()
+        self.lanes: list[Lane] = []
 
     # --- the report ---------------------------------------------------------------------------
 
     def save(self) -> None:
-        self.report["seconds"] = round(time.time() - self.report["started"], 1)
-        new = self.report_path.with_suffix(".new")
-        new.write_text(json.dumps(self.report, indent=1))
-        new.replace(self.report_path)
+        with self.lock:
+            self.report["seconds"] = round(time.time() - self.report["started"], 1)
+            new = self.report_path.with_suffix(f".new-{threading.get_ident()}")
+            new.write_text(json.dumps(self.report, indent=1))
+            new.replace(self.report_path)
 
     def figure(self, name: str, value) -> None:
         self.report["figures"][name] = value
         self.save()
 
-    def check(self, name: str, function, *args) -> bool:
-        """Run one check: it returns what it proved (a line) or raises what it found."""
+    def check(self, name: str, function, lane: "Lane") -> bool:
+        """Run one check on `lane`'s box: it returns what it proved (a line) or raises what it found."""
         started = time.monotonic()
-        self.log(f"box: {name} ...")
+        self.log(f"box {lane.name}: {name} ...")
         try:
-            detail, ok = function(self, *args), True
+            detail, ok = function(lane), True
         except Exception as error:  # a failed check is reported, and the next ones still run
             detail, ok = f"{type(error).__name__}: {error}\n{traceback.format_exc()[-2500:]}", False
         seconds = round(time.monotonic() - started, 1)
-        self.report["checks"][name] = {"ok": ok, "detail": detail, "seconds": seconds}
-        self.log(f"box: {name} {'ok' if ok else 'FAILED'} in {seconds} s: {detail[:300]}")
+        self.report["checks"][name] = {"ok": ok, "detail": detail, "seconds": seconds, "box": lane.name}
+        self.log(f"box {lane.name}: {name} {'ok' if ok else 'FAILED'} in {seconds} s: {detail[:300]}")
         self.save()
         return ok
 
-    # --- the box ------------------------------------------------------------------------------
+    def run(self) -> int:
+        """Every lane's box at once, each in a thread: the stage takes as long as its longest lane."""
+        started = time.monotonic()
+        try:
+            root = roots.built_root(self.log)
+            self.figure("root_seconds", round(time.monotonic() - started, 1))
+            chosen = os.environ.get("HUES_BOX_CHECKS", "")  # a developer's: some checks only
+            self.lanes = [Lane(self, name, [c for c in checks if not chosen or c[0] in chosen.split(",")])
+                          for name, checks in lanes()]
+            threads = [threading.Thread(target=lane.run, args=(root,), name=f"box-{lane.name}", daemon=True)
+                       for lane in self.lanes if lane.checks]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            errors = [lane.error for lane in self.lanes if lane.error]
+            self.report["error"] = "\n".join(errors) or None
+        except Exception as error:
+            self.report["error"] = f"{type(error).__name__}: {error}\n{traceback.format_exc()[-2500:]}"
+        self.report["finished"] = True
+        self.figure("stage_seconds", round(time.monotonic() - started, 1))
+        return 0 if self.report["error"] is None and all(c["ok"] for c in self.report["checks"].values()) else 1
+
+    def close(self) -> None:
+        for lane in self.lanes:
+            lane.close()
+
+
+class Lane:
+    """One box and the checks run on it, in order: the first installs it (a lane whose install
+    fails runs nothing else). What a check uses of its box: `box`, `presses`, `install`, `leds`,
+    `figure`."""
+
+    def __init__(self, stage: Stage, name: str, checks: list[tuple[str, object]]):
+        self.stage, self.name, self.checks = stage, name, checks
+        self.box: Box | None = None
+        self.presses: Presses | None = None
+        self.error: str | None = None
+
+    def figure(self, name: str, value) -> None:
+        self.stage.figure(name, value)
+
+    def run(self, root: Path) -> None:
+        disk = Path(tempfile.mkdtemp(prefix=f"run-{self.name}-", dir=roots.CACHE))
+        try:
+            self.prepare(root, disk)
+            binds = [(disk / "leds0", LEDS), (disk / "presses", str(Path(FIFO).parent)),
+                     (roots.PIP_CACHE, "/root/.cache/pip")]
+            self.box = Box(root, disk, binds, self.stage.log)
+            from console.config.loader import load_config
+            from tests.box.game import button_pins
+
+            pins = button_pins(load_config(str(REPO / "config/console.yaml"), environ={}))
+            self.presses = Presses(disk / "presses" / Path(FIFO).name, pins)
+            for number, (name, function) in enumerate(self.checks):
+                if not self.stage.check(name, function, self) and number == 0:
+                    raise roots.BoxError(f"box {self.name} could not be installed: no other check of it can run")
+        except Exception as error:
+            self.error = f"box {self.name}: {type(error).__name__}: {error}\n{traceback.format_exc()[-2500:]}"
+        finally:
+            self.close()
+            shutil.rmtree(disk, ignore_errors=True)
+
+    def close(self) -> None:
+        if self.presses is not None:
+            self.presses.reset()
+        if self.box is not None:
+            self.box.close()
 
     def prepare(self, root: Path, disk: Path) -> None:
         """The box's disk before its first boot: the checkout to install from, the stand-ins."""
@@ -144,41 +215,20 @@ class Stage:
     def leds(self) -> bytes:
         return (self.box.disk / "leds0").read_bytes()
 
-    def run(self) -> int:
-        from tests.box import checks_install, checks_power, checks_service
 
-        started = time.monotonic()
-        try:
-            root = roots.built_root(self.log)
-            self.figure("root_seconds", round(time.monotonic() - started, 1))
-            disk = Path(tempfile.mkdtemp(prefix="run-", dir=roots.CACHE))
-            try:
-                self.prepare(root, disk)
-                binds = [(disk / "leds0", LEDS), (disk / "presses", str(Path(FIFO).parent)),
-                         (roots.PIP_CACHE, "/root/.cache/pip")]
-                self.box = Box(root, disk, binds, self.log)
-                from console.config.loader import load_config
-                from tests.box.game import button_pins
+def lanes() -> list[tuple[str, list[tuple[str, object]]]]:
+    """The boxes and their checks, in order (each box's first installs it): the power checks,
+    most of the stage's time spent waiting on boots and presses, on a box of their own beside
+    the others."""
+    from tests.box import checks_install, checks_phones, checks_power, checks_service
 
-                pins = button_pins(load_config(str(REPO / "config/console.yaml"), environ={}))
-                self.presses = Presses(disk / "presses" / Path(FIFO).name, pins)
-                chosen = os.environ.get("HUES_BOX_CHECKS", "")  # a developer's: some checks only
-                for name, function in (*checks_service.CHECKS, *checks_power.CHECKS, *checks_install.CHECKS):
-                    if chosen and name not in chosen.split(",") and name != checks_service.CHECKS[0][0]:
-                        continue
-                    if not self.check(name, function) and name == checks_service.CHECKS[0][0]:
-                        raise roots.BoxError("the box could not be installed: no other check can run")
-            finally:
-                if self.presses is not None:
-                    self.presses.reset()
-                if self.box is not None:
-                    self.box.close()
-                shutil.rmtree(disk, ignore_errors=True)
-        except Exception as error:
-            self.report["error"] = f"{type(error).__name__}: {error}\n{traceback.format_exc()[-2500:]}"
-        self.report["finished"] = True
-        self.figure("stage_seconds", round(time.monotonic() - started, 1))
-        return 0 if self.report["error"] is None and all(c["ok"] for c in self.report["checks"].values()) else 1
+    install = checks_service.CHECKS[0][1]
+    return [("table", [*checks_service.CHECKS, *checks_phones.CHECKS, *checks_install.CHECKS]),
+            ("power", [("install_the_power_box", install), *checks_power.CHECKS])]
+
+
+def all_checks() -> list[tuple[str, object]]:
+    return [check for _, checks in lanes() for check in checks]
 
 
 def main(argv: list[str]) -> int:
@@ -192,8 +242,7 @@ def main(argv: list[str]) -> int:
     try:
         return stage.run()
     finally:
-        if stage.box is not None:
-            stage.box.close()
+        stage.close()
 
 
 if __name__ == "__main__":
