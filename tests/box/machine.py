@@ -18,6 +18,7 @@ a power cut is SIGKILL to the box's PID 1, which ends every process in it at onc
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -51,7 +52,7 @@ class Box:
         self.cgroups = [Path("/sys/fs/cgroup", tree, f"hues-box-{os.getpid()}-{disk.name}") for tree in CGROUP_TREES]
         # nspawn keeps a directory per machine name in /run (its mount propagation): a name of
         # its own lets boxes of two stages, or two lanes of one, run side by side
-        self.name = "huesbox-" + "".join(c if c.isalnum() else "-" for c in f"{os.getpid()}-{disk.name}").lower()
+        self.name = "huesbox-" + re.sub(r"[^a-z0-9]+", "-", f"{os.getpid()}-{disk.name}".lower()).strip("-")
         self.leader = 0
         self.boots = 0
         self.booted_at = 0.0  # time.monotonic() at the start of the last boot
