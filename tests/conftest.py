@@ -93,18 +93,32 @@ def page(browser):
     opened.context.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test's captured output may hold lone surrogates (the store reads damaged bytes as PEP 383
+    text, and logs a damaged game's id): shown escaped, as the console's stderr shows them
+    (backslashreplace), so xdist can send the report to the suite's first process as UTF-8."""
+    outcome = yield
+    report = outcome.get_result()
+    report.sections = [(title, text.encode("utf-8", "backslashreplace").decode("utf-8"))
+                       for title, text in report.sections]
+
+
 # --- the container stage (tests/box, tests/test_box.py) ---------------------------------------------
 
 BOX_TESTS = "tests/test_box.py"
 BOX_WAIT_S = 900  # the stage's own timeouts end it well before: a root built from nothing, under load
+BOX_FOLLOW = "HUES_BOX_STAGE"  # "PID REPORT LOG": the stage the suite's first process started, for its workers
 
 
 class BoxStage:
-    """`python -m tests.box.stage REPORT` in a process (and session) of its own, started when the
-    suite's tests are collected, so that it runs beside all the others."""
+    """`python -m tests.box.stage REPORT` in a process (and session) of its own, started with the
+    suite so that it runs beside all the other tests. The suite's own process starts it (or, with
+    `follow`, an xdist worker follows the one its controller started)."""
 
-    def __init__(self):
+    def __init__(self, follow: str | None = None):
         self.process: subprocess.Popen | None = None
+        self.pid = 0
         self.problem = None
         if os.environ.get("HUES_SKIP_BOX") == "1":
             self.problem = ("skip", "the container stage is off (HUES_SKIP_BOX=1)")
@@ -113,18 +127,33 @@ class BoxStage:
                             "suite as root (CI does), or set HUES_SKIP_BOX=1 to skip it")
         if self.problem:
             return
+        if follow:
+            pid, report, log = follow.split(" ", 2)
+            self.pid, self.report, self.log = int(pid), Path(report), Path(log)
+            return
         folder = Path(tempfile.mkdtemp(prefix="hues-box-report-"))
         self.report, self.log = folder / "report.json", folder / "stage.log"
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen([sys.executable, "-m", "tests.box.stage", str(self.report)],
                                             cwd=Path(__file__).resolve().parents[1], stdin=subprocess.DEVNULL,
                                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.pid = self.process.pid
+        os.environ[BOX_FOLLOW] = f"{self.pid} {self.report} {self.log}"  # the workers, started after this, follow it
 
     def read(self) -> dict | None:
         try:
             return json.loads(self.report.read_text())
         except (OSError, ValueError):
             return None
+
+    def running(self) -> bool:
+        if self.process is not None:
+            return self.process.poll() is None
+        try:
+            os.kill(self.pid, 0)
+        except OSError:
+            return False
+        return Path(f"/proc/{self.pid}").exists() and "Z" not in Path(f"/proc/{self.pid}/stat").read_text().split()[2]
 
     def wait(self, check: str | None) -> dict:
         """The report once it has `check` (None: once the stage is over)."""
@@ -133,10 +162,13 @@ class BoxStage:
             report = self.read()
             if report and (report["finished"] or (check is not None and check in report["checks"])):
                 return report
-            if self.process.poll() is not None or time.monotonic() > deadline:
+            if not self.running() or time.monotonic() > deadline:
+                report = self.read()  # it may have finished between the two looks
+                if report and (report["finished"] or (check is not None and check in report["checks"])):
+                    return report
                 tail = self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
-                pytest.fail(f"the container stage ended without a report of {check or 'its end'} "
-                            f"(exit {self.process.poll()}):\n{tail}", pytrace=False)
+                pytest.fail(f"the container stage ended without a report of {check or 'its end'}:\n{tail}",
+                            pytrace=False)
             time.sleep(0.5)
 
     def stop(self) -> None:
@@ -156,11 +188,29 @@ class BoxStage:
             print(f"\nthe container stage's report and log are in {self.report.parent}", file=sys.stderr)
 
 
+def runs_the_box_tests(config) -> bool:
+    """Whether the paths the suite was given (tests/ when none) hold tests/test_box.py."""
+    box = Path(config.rootpath, BOX_TESTS).resolve()
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+        if path == box or path in box.parents:
+            return True
+    return False
+
+
+def pytest_configure(config):
+    """The suite's first process starts the stage before any worker starts (xdist's workers
+    collect, and would each start one)."""
+    if not hasattr(config, "workerinput") and runs_the_box_tests(config):
+        config.hues_box_stage = BoxStage()
+
+
 def pytest_collection_modifyitems(session, config, items):
     box = [item for item in items if item.nodeid.startswith(BOX_TESTS)]
     if box:
         items[:] = [item for item in items if not item.nodeid.startswith(BOX_TESTS)] + box
-        config.hues_box_stage = BoxStage()
+        if not hasattr(config, "hues_box_stage"):
+            config.hues_box_stage = BoxStage(follow=os.environ.get(BOX_FOLLOW))
 
 
 def pytest_terminal_summary(terminalreporter, config):

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.box.root import BoxError
+
 LAN, OUTSIDE = "192.168.77", "203.0.113"
 
 CONNECT = r"""
@@ -57,14 +59,18 @@ with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as phone:
 def phone_network(box):
     """Yields `phone(code, *args)`: runs a Python snippet in the phone's namespace."""
     phone = subprocess.Popen(["unshare", "--net", "sleep", "120"])
+    created = False
     try:
         box.wait_for("the phone's namespace", lambda: Path(f"/proc/{phone.pid}/ns/net").resolve() !=
                      Path("/proc/self/ns/net").resolve(), 5, poll_s=0.01)
 
         def ip(pid: int, *argv: str) -> None:
-            subprocess.run(["nsenter", f"--target={pid}", "--net", "ip", *argv], check=True, capture_output=True)
+            said = subprocess.run(["nsenter", f"--target={pid}", "--net", "ip", *argv], capture_output=True, text=True)
+            if said.returncode != 0:
+                raise BoxError(f"ip {' '.join(argv)} in the namespace of {pid}: {said.stderr.strip()} (exit {said.returncode})")
 
         ip(box.leader, "link", "add", "party0", "type", "veth", "peer", "name", "phone0", "netns", str(phone.pid))
+        created = True
         for pid, device, last in ((box.leader, "party0", 1), (phone.pid, "phone0", 2)):
             for net in (LAN, OUTSIDE):
                 ip(pid, "addr", "add", f"{net}.{last}/24", "dev", device)
@@ -76,7 +82,10 @@ def phone_network(box):
 
         yield run
     finally:
-        phone.kill()  # its namespace goes, and the veth pair with it
+        if created:  # now: the kernel removes a dead namespace's devices later, in its own time
+            subprocess.run(["nsenter", f"--target={box.leader}", "--net", "ip", "link", "del", "party0"],
+                           capture_output=True)
+        phone.kill()
         phone.wait()
 
 

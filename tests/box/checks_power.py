@@ -86,7 +86,12 @@ class Party:
         assert found[:len(self.acknowledged)] == self.acknowledged, (
             f"{max(lost, 0)} acknowledged actions lost (or changed): the console had said "
             f"{len(self.acknowledged)} were durable and offers {len(found)}")
-        assert found == self.game.planned[:len(found)], "the console offers moves that were never played"
+        planned = self.game.planned[:len(found)]
+        differs = next((n for n, (a, b) in enumerate(zip(found, planned)) if a != b), len(planned))
+        assert found == planned, (  # a press the loaded machine delivered late reads as another move
+            f"the console offers moves that were never played: action {differs} is "
+            f"{found[differs] if differs < len(found) else None}, the plan's "
+            f"{planned[differs] if differs < len(planned) else None}")
 
     def left(self) -> int:
         return len(self.game.planned) - len(self.record())
