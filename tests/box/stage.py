@@ -104,8 +104,9 @@ class Stage:
             root = roots.built_root(self.log)
             self.figure("root_seconds", round(time.monotonic() - started, 1))
             chosen = os.environ.get("HUES_BOX_CHECKS", "")  # a developer's: some checks only
-            self.lanes = [Lane(self, name, [c for c in checks if not chosen or c[0] in chosen.split(",")])
-                          for name, checks in lanes()]
+            self.lanes = [Lane(self, name, [c for n, c in enumerate(checks) if not chosen or c[0] in chosen.split(",")
+                                            or n == 0 and any(other in chosen.split(",") for other, _ in checks)])
+                          for name, checks in lanes()]  # a box's first check installs it
             threads = [threading.Thread(target=lane.run, args=(root,), name=f"box-{lane.name}", daemon=True)
                        for lane in self.lanes if lane.checks]
             for thread in threads:
