@@ -17,6 +17,11 @@ changed with them (a room sees the board pump; the driver rewrites 500 LEDs for 
 level holds: a frame gets the last frame's level while it fits at it and would not fit at
 RISE_AFTER times it; brighter frames are dimmed at once, much darker ones let up at once.
 
+A private frame (the joystick giver's secret screen: a card, a pointing finger) is dimmed the
+same way, but the hold it leaves is for private frames only: the next public frame holds the
+last public frame's level. Else a secret's brightness carried on into what the room and /panel
+see after it (a finger on a brighter cell left the board a step dimmer until the next change).
+
 Everything per frame is a whole-buffer C-level operation on precomputed data: two 256-byte
 translate tables per brightness step (bytes to write, light they give; built lazily, then
 cached), a byte sum or two for the estimate (`byte_sum`; a frame the limiter dims anew takes a
@@ -140,6 +145,7 @@ class OutputStage:
         self._tables: dict[int, tuple[bytes, bytes]] = {}
         self._seen_tables: dict[int, bytes] = {}
         self._last_level: tuple[Frame | None, int] = (None, 0)  # the frame `process` was last given, its level
+        self._public_level: int | None = None  # the level of the last public frame (None: none yet)
         self._processed: dict[tuple, tuple[int, bytes]] = {}  # (pixels, size, held level, ceiling) -> (level, bytes)
 
     @property
@@ -180,12 +186,13 @@ class OutputStage:
         """The light (0..255 a channel) the LEDs get from the bytes `process` wrote."""
         return self.response.light(leds)
 
-    def process(self, frame: Frame) -> bytes:
+    def process(self, frame: Frame, private: bool = False) -> bytes:
         """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the
-        supply (at the last frame's level while that fits and is close to the best). A still
-        screen goes round a few pictures (four while guessing, 48 on the idle board), so the last PROCESSED_KEPT are
-        kept: each is worked out once, then looked up."""
-        held = self._last_level[1] if self._last_level[0] is not None else None
+        supply (at the last frame's level while that fits and is close to the best; for a
+        public frame, the last public frame's: a `private` one's level never carries into what
+        everyone sees). A still screen goes round a few pictures (four while guessing, 48 on
+        the idle board), so the last PROCESSED_KEPT are kept: each is worked out once, then looked up."""
+        held = self._last_level[1] if private and self._last_level[0] is not None else self._public_level
         key = (bytes(frame.pixels), frame.width, frame.height, held, self._level)
         done = self._processed.pop(key, None)
         if done is None:
@@ -197,6 +204,8 @@ class OutputStage:
         level, leds = done
         self.last_brightness = level / BRIGHTNESS_STEPS
         self._last_level = (frame, level)
+        if not private:
+            self._public_level = level
         return leds
 
     def seen(self, frame: Frame) -> bytes:
@@ -206,10 +215,12 @@ class OutputStage:
         of `getPixelColorRestored` through `unGamma8` with `gammaCorrectPreview`). So a screen
         shows what the LEDs make of each colour (dark shades that merge at a low brightness
         merge there too) without the room-level dimming. Logical order, 3 bytes a pixel; changes
-        nothing in the stage, so another thread may call it."""
+        nothing in the stage, so another thread may call it. A frame other than the last one
+        `process` was given (/panel's stand-in for the secret screen, a replay's) is counted
+        again from the last public frame's level, never from a private frame's."""
         processed, level = self._last_level
         if processed is not frame:  # not the frame the panel was last given: count it again
-            level = self._level_for(frame, level if processed is not None else None)
+            level = self._level_for(frame, self._public_level)
         table = self._seen_tables.get(level)
         if table is None:
             light, scale, inverse = self.light_table(level), max(1, level), 1 / self.gamma
@@ -269,13 +280,15 @@ class Panel:
         self.driver = driver
         self.layout = stage.layout
         self._last: Frame | None = None
+        self._last_private = False
 
-    def show(self, frame: Frame) -> bool:
-        """Send `frame` if it differs from the last one sent; True when it was sent."""
-        if frame == self._last:
+    def show(self, frame: Frame, private: bool = False) -> bool:
+        """Send `frame` if it differs from the last one sent (or is public where that was
+        `private`, or the other way: see `OutputStage.process`); True when it was sent."""
+        if frame == self._last and private == self._last_private:
             return False
-        self.driver.show(self.stage.process(frame), frame)
-        self._last = frame
+        self.driver.show(self.stage.process(frame, private), frame)
+        self._last, self._last_private = frame, private
         return True
 
     def close(self) -> None:

@@ -234,3 +234,34 @@ def test_unusable_power_budgets_are_refused(kwargs, words):
 def test_a_frame_of_the_wrong_size_is_refused():
     with pytest.raises(ValueError, match="16x16 frame does not fit the 32x16"):
         OutputStage(LAYOUT).process(Frame(16, 16))
+
+
+
+def test_a_private_frames_level_never_carries_into_a_public_one():
+    """The joystick giver's secret screen is dimmed like any frame, but the frames after it (and
+    /panel's stand-in for it, counted by `seen`) hold the last public frame's level: else how
+    bright the secret was showed in the board the room sees next (a finger on a brighter cell
+    left it a step dimmer)."""
+    def white(count: int) -> Frame:  # the first `count` LEDs white
+        return lit_frame((255, 255, 255), where=[(i % 32, i // 32) for i in range(count)])
+
+    public, after, stand_in = white(96), white(256), white(256)  # the hand-off, the board, /panel's
+    for x in range(32):
+        stand_in.set(x, 15, (180, 90, 30))  # a shade whose look depends on the level
+    alone = OutputStage(LAYOUT)
+    alone.process(public)
+    seen_alone = alone.seen(stand_in)
+    shown_alone = alone.process(after)
+    carried, carried_seen = set(), set()
+    for count in range(256, 290, 4):  # secrets a little brighter than the board after them
+        for private in (True, False):
+            stage = OutputStage(LAYOUT)
+            stage.process(public)
+            stage.process(white(count), private=private)
+            if private:
+                assert stage.seen(stand_in) == seen_alone
+                assert stage.process(after) == shown_alone
+            else:
+                carried_seen.add(stage.seen(stand_in))
+                carried.add(stage.process(after))
+    assert len(carried) > 1 and len(carried_seen) > 1  # a public frame in its place does carry

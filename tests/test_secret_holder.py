@@ -7,6 +7,8 @@ The leaks issue #17 found, each with its variants on the other screens:
 - the host freed a phone giver's seat during the hand-off and a second tab took it: the card;
 - a menu over the secret screen (host, brightness, the simulator's quit question) let a guest
   take the giver's seat, and the joystick giver's pick then reached the guest as its target.
+And one the secret machine found: the current limiter held the secret screen's level into the
+board after it, so where the joystick giver pointed showed in the room's and /panel's light.
 """
 
 from __future__ import annotations
@@ -23,10 +25,14 @@ from console.game.record import action_to_json
 from console.game.rules import Next, NewGame
 from console.play import controller
 from console.play.remote import Chore
+from console.store.games import GameStore
 from console.view.ui import HOST_MENU, REVEAL_SCORES_S
+from console.web.hub import Hub
+from console.web.panel import PanelStream
 from hal.inputs.events import PRESS, QUIT, RELEASE, InputEvent
 from tests.gameplay import play_quiet_rounds, play_round
 from tests.phones import Phone, PhoneTable
+from tests.test_panel_app import FPS, Player
 
 CODES = ["ACEF", "HKPR", "TXYA", "CEFH", "KPRT"]
 
@@ -436,3 +442,42 @@ def test_a_restart_gives_the_phone_givers_target_back_to_that_phone_only(redis_s
         tab.send("take", seat=0)
         sync(table, host, tab)
         assert secrets_seen(tab) == [] and secrets_seen(host) == []
+
+
+POINTING_STEPS = 7  # from the centre up to the top row, whose bright cells dim the whole panel
+
+
+def panel_after_pointing(steps: int) -> tuple[str, list[bytes | None], float]:
+    """A joystick giver's free round on a virtual clock: the secret screen opened, the finger
+    moved `steps` cells up (then still, so every frame comes at the same time whatever the
+    pointing) and the target chosen there. The target, what /panel streamed through it and on
+    the board after it, and the brightness the limiter gave the LEDs for that board."""
+    store = GameStore("memory://")
+    store.start_game(action_to_json(NewGame(3, seed=1, variant="free")))
+    player = Player(store)
+    app, hub = player.app, Hub()
+    app.publisher, stream = hub, PanelStream(hub, app.stage)
+    player.taps("a", "a", "a")  # resume, then A twice on the hand-off
+    assert app.ui.screen == "secret"
+    streamed = []
+    for step in range(POINTING_STEPS):
+        if step < steps:
+            player.tap("up")
+        else:
+            player.run(2 / FPS)  # as long as a tap
+        streamed.append(stream.frame_message(spectator=True))
+    player.tap("a")
+    assert app.ui.screen == "play" and app.game.phase == "clue1"
+    player.run(0.5)
+    streamed.append(stream.frame_message(spectator=True))
+    return str(app.game.target), streamed, app.stage.last_brightness
+
+
+def test_where_the_joystick_giver_points_never_changes_the_panels_light_after_it():
+    """The current limiter holds a level from frame to frame: the secret screen with the finger
+    on a bright cell needs the panel a step dimmer, and the board after the choice kept that
+    step, on the LEDs and on /panel (found by the secret machine, tests/test_secret_machine.py)."""
+    centre, top = panel_after_pointing(0), panel_after_pointing(POINTING_STEPS)
+    assert (centre[0], top[0]) == ("H15", "A15")
+    assert top[1] == centre[1]
+    assert top[2] == centre[2]

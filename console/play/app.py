@@ -24,7 +24,7 @@ from console.play.hold import Hold
 from console.play.sd_notify import SystemdNotifier
 from console.game import rules
 from console.game.record import action_from_json, action_to_json
-from console.view.render import describe, render_timed
+from console.view.render import describe, render_timed, shows_secret
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import NotDurableError, StoreError
 from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_timed, stored_timeline
@@ -456,7 +456,7 @@ class ConsoleApp:
             self._published = (self.game, self.ui)
             self.publisher.publish_state(self.game, self.ui, now)
         frame, until = self._draw(now)
-        if self.panel.show(frame):
+        if self.panel.show(frame, private=shows_secret(self.ui)):  # its limiter level stays its own
             self.stats.frames_pushed += 1
             if self.publisher is not None:
                 self.publisher.publish_frame(frame, now)
