@@ -238,11 +238,13 @@ class ConsoleApp:
         for source in self.sources:
             source.poll(now)
         self._note_change_by_itself(now)
+        ui = self.ui
         for event in self.events.drain():
             self._on_event(event, now)
         self._track_holds(now)
         self._fall_back_to_idle(now)
-        self._note_change_by_itself(now)
+        if self.ui is not ui:  # the same Ui at the same time shows the same screen
+            self._note_change_by_itself(now)
         self.store.tick(now)
         self._look_again(now)
         if self.ui.store_online != self.store.online:
@@ -390,6 +392,9 @@ class ConsoleApp:
     def _track_holds(self, now: float) -> None:
         """Start held: the host menu after HOST_MENU_HOLD_S (during a game), power-off after
         the shutdown hold (where the box can power off), the red bar counting towards it."""
+        if self.ui.hold_progress == 0 and not self._held():  # nothing held, nothing counting
+            self._menu_opened = False
+            return
         held = self._holds["start"].seconds(now)
         if held == 0:
             self._menu_opened = False
@@ -407,10 +412,18 @@ class ConsoleApp:
         if progress != self.ui.hold_progress:
             self.ui = replace(self.ui, hold_progress=progress)
 
+    def _held(self) -> bool:
+        """Whether a button counts as held (a hold ends in `Hold.seconds`, so this may say so
+        until the next look at it)."""
+        for hold in self._holds.values():
+            if hold.since is not None:
+                return True
+        return False
+
     def _next_tick(self, now: float) -> float:
         """The app's own timers: what it must do at a time even if the frame holds still."""
         due = now + LOOK_EVERY_S
-        if any(hold.since is not None for hold in self._holds.values()):
+        if self._held():
             return now  # a hold counts (the red bar fills, the menu opens): at the frame rate
         for source in self.sources:
             due = min(due, source.next_poll(now))

@@ -61,7 +61,7 @@ from console.game.board import COLS, ROWS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
 from console.game.rules import GameState, Pawn, current_player
 from console.view.screens import WHITE, fill_rect, ink, swatch
-from console.view.ui import HOST_ITEMS, PANEL, Cursor, Ui
+from console.view.ui import HOST_ITEMS, PANEL, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
@@ -225,14 +225,14 @@ def _cursor_mark(at: Moment) -> int:
     return at.holds(cursor_mark, at.t + (step - phase) * CURSOR_S)
 
 
-def _draw_cursor(pixels: bytearray, width: int, cursor: Cursor, at: Moment, refused: bool = False) -> None:
-    """One cursor on its own cell only (see the module docstring)."""
+def _draw_cursor(pixels: bytearray, width: int, player_color: str, cell: Cell, at: Moment,
+                 refused: bool = False) -> None:
+    """One cursor, `player_color`'s, on its own cell only (see the module docstring)."""
     mark = _cursor_mark(at)
     if mark == 0:
         return
-    cell = cursor.cell
     i = (cell.row * width + cell.col) * 3
-    color = _RED if refused else _INK_BYTES[cursor.color]
+    color = _RED if refused else _INK_BYTES[player_color]
     if mark == 2:
         contrast = _cursor_contrast()[cell.index]
         color = contrast if contrast != color else (_WHITE if contrast == _BLACK else _BLACK)
@@ -242,11 +242,11 @@ def _draw_cursor(pixels: bytearray, width: int, cursor: Cursor, at: Moment, refu
 def _draw_cursors(pixels: bytearray, width: int, state: GameState, ui: Ui, at: Moment, own: bool) -> None:
     """The phone players' cursors, then (when `own`) the panel's, in the acting player's colour."""
     for cursor in ui.remote_cursors:
-        _draw_cursor(pixels, width, cursor, at)
+        _draw_cursor(pixels, width, cursor.color, cursor.cell, at)
     player = current_player(state)
     if own and player is not None:
         refused = ui.refused == ui.cursor and at.within(ui.refused_at, REFUSED_S)
-        _draw_cursor(pixels, width, Cursor(state.colors[player], ui.cursor), at, refused)
+        _draw_cursor(pixels, width, state.colors[player], ui.cursor, at, refused)
 
 
 def _contrast(rgb: bytes) -> bytes:
@@ -374,7 +374,7 @@ def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
     else:
         frame = _frame_from(_board_bytes(width, height), width, height)
         chosen = ui.cursor
-    _draw_cursor(frame.pixels, width, Cursor(giver, chosen), at)
+    _draw_cursor(frame.pixels, width, giver, chosen, at)
     _draw_status(frame, state, ui, at, _loupe(chosen))
     return frame
 
