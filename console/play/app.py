@@ -132,6 +132,8 @@ class ConsoleApp:
         self.notifier = notifier
         self._boot_clock = boot_clock
         self._drawn: tuple | None = None  # (game, ui, idle since, attract, frame, until): the last drawn
+        self._chores_at = -math.inf  # when a tick must do more than draw (`tick`, `_next_tick`)
+        self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
 
     @property
     def stage(self) -> OutputStage:
@@ -234,24 +236,38 @@ class ConsoleApp:
         self.events.wake()
 
     def tick(self, now: float) -> float:
-        """One round of the loop at `now`; returns when the next must come if no input does."""
+        """One round of the loop at `now`; returns when the next must come if no input does.
+
+        A tick that only the time brought (no input, the same states as the last full tick, its
+        timers not yet due) only draws: what the rest would do then is nothing (a hold counts,
+        a menu falls back to the idle board, a poll is due only at a time `_next_tick` said) or
+        waits for the look a second (the store's own chores, a game to resume), as on a still
+        screen. A blinking screen's frames then cost the drawing, not the whole round."""
         for source in self.sources:
             source.poll(now)
         self._note_change_by_itself(now)
-        ui = self.ui
-        for event in self.events.drain():
-            self._on_event(event, now)
-        self._track_holds(now)
-        self._fall_back_to_idle(now)
-        if self.ui is not ui:  # the same Ui at the same time shows the same screen
-            self._note_change_by_itself(now)
-        self.store.tick(now)
-        self._look_again(now)
+        events = self.events.drain()
+        chores = bool(events) or now >= self._chores_at or self.ui is not self._after_chores[1] \
+            or self.game is not self._after_chores[0]
+        if chores:
+            ui = self.ui
+            for event in events:
+                self._on_event(event, now)
+            self._track_holds(now)
+            self._fall_back_to_idle(now)
+            if self.ui is not ui:  # the same Ui at the same time shows the same screen
+                self._note_change_by_itself(now)
+            self.store.tick(now)
+            self._look_again(now)
         if self.ui.store_online != self.store.online:
             self.ui = replace(self.ui, store_online=self.store.online)
         if self.ui.disk_full == self.store.journal_ok:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
-        return min(self._push(now), self._next_tick(now))
+        until = self._push(now)
+        if chores:
+            self._chores_at = self._next_tick(now)
+            self._after_chores = (self.game, self.ui)
+        return min(until, self._chores_at)
 
     def _on_event(self, event: InputEvent | RemoteCommand | Chore | SeatsHeld, now: float) -> None:
         if isinstance(event, RemoteCommand):
