@@ -142,6 +142,7 @@ class OutputStage:
         self.response = response
         self._level = self._level_of(_check_brightness(brightness))
         self.last_brightness = self._level / BRIGHTNESS_STEPS
+        self._curve = [(v / 255) ** self.gamma for v in range(256)]  # each level's table scales it
         self._tables: dict[int, tuple[bytes, bytes]] = {}
         self._seen_tables: dict[int, bytes] = {}
         self._last_level: tuple[Frame | None, int] = (None, 0)  # the frame `process` was last given, its level
@@ -174,8 +175,7 @@ class OutputStage:
         tables = self._tables.get(level)
         if tables is None:
             scale = 255 * level / BRIGHTNESS_STEPS
-            gamma = self.gamma
-            wanted = bytes(round(scale * (v / 255) ** gamma) for v in range(256))
+            wanted = bytes([round(scale * v) for v in self._curve])
             written = self.response.encode(wanted)
             light = self.response.light(written)
             # One object when they agree (every driver but the Pi 5's): one translate a frame.

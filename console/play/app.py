@@ -132,6 +132,8 @@ class ConsoleApp:
         self.notifier = notifier
         self._boot_clock = boot_clock
         self._drawn: tuple | None = None  # (game, ui, idle since, attract, frame, until): the last drawn
+        self._chores_at = -math.inf  # when a tick must do more than draw (`tick`, `_next_tick`)
+        self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
 
     @property
     def stage(self) -> OutputStage:
@@ -234,22 +236,38 @@ class ConsoleApp:
         self.events.wake()
 
     def tick(self, now: float) -> float:
-        """One round of the loop at `now`; returns when the next must come if no input does."""
+        """One round of the loop at `now`; returns when the next must come if no input does.
+
+        A tick that only the time brought (no input, the same states as the last full tick, its
+        timers not yet due) only draws: what the rest would do then is nothing (a hold counts,
+        a menu falls back to the idle board, a poll is due only at a time `_next_tick` said) or
+        waits for the look a second (the store's own chores, a game to resume), as on a still
+        screen. A blinking screen's frames then cost the drawing, not the whole round."""
         for source in self.sources:
             source.poll(now)
         self._note_change_by_itself(now)
-        for event in self.events.drain():
-            self._on_event(event, now)
-        self._track_holds(now)
-        self._fall_back_to_idle(now)
-        self._note_change_by_itself(now)
-        self.store.tick(now)
-        self._look_again(now)
+        events = self.events.drain()
+        chores = bool(events) or now >= self._chores_at or self.ui is not self._after_chores[1] \
+            or self.game is not self._after_chores[0]
+        if chores:
+            ui = self.ui
+            for event in events:
+                self._on_event(event, now)
+            self._track_holds(now)
+            self._fall_back_to_idle(now)
+            if self.ui is not ui:  # the same Ui at the same time shows the same screen
+                self._note_change_by_itself(now)
+            self.store.tick(now)
+            self._look_again(now)
         if self.ui.store_online != self.store.online:
             self.ui = replace(self.ui, store_online=self.store.online)
         if self.ui.disk_full == self.store.journal_ok:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
-        return min(self._push(now), self._next_tick(now))
+        until = self._push(now)
+        if chores:
+            self._chores_at = self._next_tick(now)
+            self._after_chores = (self.game, self.ui)
+        return min(until, self._chores_at)
 
     def _on_event(self, event: InputEvent | RemoteCommand | Chore | SeatsHeld, now: float) -> None:
         if isinstance(event, RemoteCommand):
@@ -390,6 +408,9 @@ class ConsoleApp:
     def _track_holds(self, now: float) -> None:
         """Start held: the host menu after HOST_MENU_HOLD_S (during a game), power-off after
         the shutdown hold (where the box can power off), the red bar counting towards it."""
+        if self.ui.hold_progress == 0 and not self._held():  # nothing held, nothing counting
+            self._menu_opened = False
+            return
         held = self._holds["start"].seconds(now)
         if held == 0:
             self._menu_opened = False
@@ -407,10 +428,18 @@ class ConsoleApp:
         if progress != self.ui.hold_progress:
             self.ui = replace(self.ui, hold_progress=progress)
 
+    def _held(self) -> bool:
+        """Whether a button counts as held (a hold ends in `Hold.seconds`, so this may say so
+        until the next look at it)."""
+        for hold in self._holds.values():
+            if hold.since is not None:
+                return True
+        return False
+
     def _next_tick(self, now: float) -> float:
         """The app's own timers: what it must do at a time even if the frame holds still."""
         due = now + LOOK_EVERY_S
-        if any(hold.since is not None for hold in self._holds.values()):
+        if self._held():
             return now  # a hold counts (the red bar fills, the menu opens): at the frame rate
         for source in self.sources:
             due = min(due, source.next_poll(now))

@@ -61,7 +61,7 @@ from console.game.board import COLS, ROWS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
 from console.game.rules import GameState, Pawn, current_player
 from console.view.screens import WHITE, fill_rect, ink, swatch
-from console.view.ui import HOST_ITEMS, PANEL, Cursor, Ui
+from console.view.ui import HOST_ITEMS, PANEL, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
@@ -225,28 +225,28 @@ def _cursor_mark(at: Moment) -> int:
     return at.holds(cursor_mark, at.t + (step - phase) * CURSOR_S)
 
 
-def _draw_cursor(pixels: bytearray, width: int, cursor: Cursor, at: Moment, refused: bool = False) -> None:
-    """One cursor on its own cell only (see the module docstring)."""
+def _draw_cursor(pixels: bytearray, width: int, player_color: str, cell: Cell, at: Moment,
+                 refused: bool = False) -> None:
+    """One cursor, `player_color`'s, on its own cell only (see the module docstring)."""
     mark = _cursor_mark(at)
     if mark == 0:
         return
-    cell = cursor.cell
     i = (cell.row * width + cell.col) * 3
-    color = _RED if refused else _INK_BYTES[cursor.color]
+    color = _RED if refused else _INK_BYTES[player_color]
     if mark == 2:
         contrast = _cursor_contrast()[cell.index]
         color = contrast if contrast != color else (_WHITE if contrast == _BLACK else _BLACK)
     pixels[i : i + 3] = color
 
 
-def _draw_cursors(pixels: bytearray, width: int, state: GameState, ui: Ui, at: Moment, own: bool) -> None:
-    """The phone players' cursors, then (when `own`) the panel's, in the acting player's colour."""
+def _draw_cursors(pixels: bytearray, width: int, ui: Ui, at: Moment, own_color: str | None) -> None:
+    """The phone players' cursors, then the panel's in the acting player's colour (`own_color`,
+    None: no cursor of its own)."""
     for cursor in ui.remote_cursors:
-        _draw_cursor(pixels, width, cursor, at)
-    player = current_player(state)
-    if own and player is not None:
+        _draw_cursor(pixels, width, cursor.color, cursor.cell, at)
+    if own_color is not None:
         refused = ui.refused == ui.cursor and at.within(ui.refused_at, REFUSED_S)
-        _draw_cursor(pixels, width, Cursor(state.colors[player], ui.cursor), at, refused)
+        _draw_cursor(pixels, width, own_color, ui.cursor, at, refused)
 
 
 def _contrast(rgb: bytes) -> bytes:
@@ -374,7 +374,7 @@ def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
     else:
         frame = _frame_from(_board_bytes(width, height), width, height)
         chosen = ui.cursor
-    _draw_cursor(frame.pixels, width, Cursor(giver, chosen), at)
+    _draw_cursor(frame.pixels, width, giver, chosen, at)
     _draw_status(frame, state, ui, at, _loupe(chosen))
     return frame
 
@@ -382,18 +382,51 @@ def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
 def _play(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:
     """Clues and guesses: the whole board with its pawns; while guessing the cursor and, in the
     status columns, the loupe; in the second clue the giver's choice, C or P."""
-    phase = state.phase
-    guessing = phase in ("guess1", "guess2")
-    lower = None
-    if guessing:
-        lower = _loupe(ui.cursor)
-    elif phase == "clue2":
-        lower = _glyph(_CHOICE_GLYPHS[ui.choice], WHITE)
-    lit = _pawns_lit(state.pawns, at)  # a pending pawn is in the record
-    base = _play_base(width, height, state.pawns, state.colors, lit, _status_now(state, at, lower))
-    frame = _frame_from(base, width, height)
-    _draw_cursors(frame.pixels, width, state, ui, at, own=guessing)
+    parts = _play_parts(state, ui, width, height)
+    beat = parts.asks_beat and at.blink(ACT_HZ, PAWN_LIT)  # the pawns' and the swatch's one beat
+    frame = _frame_from(parts.bases[beat], width, height)
+    if ui.remote_cursors or parts.cursor_color is not None:
+        _draw_cursors(frame.pixels, width, ui, at, parts.cursor_color)
     return frame
+
+
+class _PlayParts:
+    """What the play screen draws from one state and Ui, whatever the time: its two bases (the
+    beat dark, lit) and the panel cursor's colour (None: no cursor of its own)."""
+
+    __slots__ = ("state", "ui", "size", "asks_beat", "bases", "cursor_color")
+
+    def __init__(self, state: GameState, ui: Ui, width: int, height: int) -> None:
+        self.state, self.ui, self.size = state, ui, (width, height)
+        phase = state.phase
+        guessing = phase in ("guess1", "guess2")
+        lower = None
+        if guessing:
+            lower = _loupe(ui.cursor)
+        elif phase == "clue2":
+            lower = _glyph(_CHOICE_GLYPHS[ui.choice], WHITE)
+        actor = current_player(state)  # nobody while the last pawn of a round waits to be let stand
+        color = state.colors[state.giver if actor is None else actor]
+        # The beat is asked only when something follows it (no wake-ups for a blink nobody sees):
+        # pawns (a pending pawn is in the record) or the acting player's swatch.
+        self.asks_beat = bool(state.pawns) or actor is not None
+        self.bases = tuple(
+            _play_base(width, height, state.pawns, state.colors, bool(state.pawns) and lit,
+                       _status_rows(color, actor is None or lit, phase, lower))
+            for lit in (False, True))
+        self.cursor_color = state.colors[actor] if guessing and actor is not None else None
+
+
+_play_kept: list[_PlayParts | None] = [None]  # the last state's: a still screen draws from one for many frames
+
+
+def _play_parts(state: GameState, ui: Ui, width: int, height: int) -> _PlayParts:
+    """The parts for `state` and `ui`, worked out once for them (they are immutable: the same
+    objects, the same parts)."""
+    kept = _play_kept[0]
+    if kept is None or kept.state is not state or kept.ui is not ui or kept.size != (width, height):
+        kept = _play_kept[0] = _PlayParts(state, ui, width, height)
+    return kept
 
 
 def _reveal(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:
