@@ -96,6 +96,27 @@ def test_bench_figures_have_every_key(monkeypatch):
     assert 0 <= bench.idle_cpu_figure(seconds=0.3) < 1
 
 
+def test_the_latency_presses_change_the_picture_every_time():
+    """The bench's presses walk a cycle through every cell, a neighbour at a time, so no press
+    is lost at an edge or undone by the next one before a frame (which would time it to a later
+    press's frame): each press, processed by the real controller, moves the cursor to a cell
+    it was not on in the last 479 presses."""
+    import random
+
+    from console.game.board import ALL_CELLS
+    from console.play.controller import handle
+    from console.view.ui import Ui
+
+    tour = bench.cursor_tour()
+    assert sorted(cell for cell, _ in tour) == sorted(ALL_CELLS)
+    state, _ = bench.busy_game()
+    ui, seen = Ui(screen="play", cursor=tour[0][0]), [tour[0][0]]
+    for _, button in tour * 2:
+        ui = handle(state, ui, button, 0.0, random.Random(1)).ui
+        assert ui.cursor not in seen[-479:], f"{button} took the cursor back to {ui.cursor}"
+        seen.append(ui.cursor)
+
+
 def test_bench_web_figures_have_every_key():
     """The web parts, briefly: a tap reaches every phone; the loop runs with a phone connected."""
     phones = bench.phone_figures(phones=3, taps=10)
