@@ -149,11 +149,10 @@ class BoxStage:
     def running(self) -> bool:
         if self.process is not None:
             return self.process.poll() is None
-        try:
-            os.kill(self.pid, 0)
+        try:  # another process's child: gone, or a zombie its parent has not waited for yet
+            return Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
         except OSError:
             return False
-        return Path(f"/proc/{self.pid}").exists() and "Z" not in Path(f"/proc/{self.pid}/stat").read_text().split()[2]
 
     def wait(self, check: str | None) -> dict:
         """The report once it has `check` (None: once the stage is over)."""
