@@ -24,6 +24,7 @@ from console.play.hold import Hold
 from console.play.sd_notify import SystemdNotifier
 from console.game import rules
 from console.game.record import action_from_json, action_to_json
+from console.view.moment import Reel
 from console.view.render import describe, render_timed, shows_secret
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import NotDurableError, StoreError
@@ -39,6 +40,7 @@ log = logging.getLogger("hues-console")
 BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 START_WAIT_S = 0.5  # at start, how long the first frame waits for the store's answers
 LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume
+REEL_MOST = 16  # frames drawn ahead at most (`_draw`): 2.7 s of the guessing screen's blinks
 LOOK_EVERY_S = 1.0
 """However still the screen, the loop looks this often at what others change without telling it:
 the store's writer thread finding Redis gone or back, the journal's disk full, a lease to renew,
@@ -131,7 +133,7 @@ class ConsoleApp:
         # box the first frame's time since boot is logged and kept for `diag`.
         self.notifier = notifier
         self._boot_clock = boot_clock
-        self._drawn: tuple | None = None  # (game, ui, idle since, attract, frame, until): the last drawn
+        self._drawn: tuple | None = None  # (game, ui, idle since, attract, Reel): what was drawn from what
         self._chores_at = -math.inf  # when a tick must do more than draw (`tick`, `_next_tick`)
         self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
 
@@ -242,7 +244,7 @@ class ConsoleApp:
         timers not yet due) only draws: what the rest would do then is nothing (a hold counts,
         a menu falls back to the idle board, a poll is due only at a time `_next_tick` said) or
         waits for the look a second (the store's own chores, a game to resume), as on a still
-        screen. A blinking screen's frames then cost the drawing, not the whole round."""
+        screen. A blinking screen's frames then cost a look-up in those drawn ahead (`_draw`)."""
         for source in self.sources:
             source.poll(now)
         self._note_change_by_itself(now)
@@ -451,29 +453,40 @@ class ConsoleApp:
 
     def _draw(self, now: float) -> tuple[Frame, float]:
         """The frame at `now` and when it can next change: the attract loop's on a board left
-        alone long enough, else the renderer's. The last one drawn is reused while neither the
-        states nor the attract loop have changed and its time has not run out."""
+        alone long enough, else the renderer's. They come from a reel drawn ahead while neither
+        the states nor the attract loop change: one frame after a change, then twice as many
+        each time the states outlast the reel, up to REEL_MOST (a press costs no frames drawn
+        for nothing; a blinking screen is drawn in batches, each frame then looked up)."""
         layout = self.panel.layout
         idle_since = max(self.ui.since, self._last_input) if self.ui.screen == "idle" else None
-        drawn = self._drawn
-        if (drawn is not None and now < drawn[5] and drawn[0] is self.game and drawn[1] is self.ui
-                and drawn[2] == idle_since and drawn[3] is self.attract):
-            return drawn[4], drawn[5]
-        frame, until = None, math.inf
-        if idle_since is not None:
-            if self._attract_due:
-                if now - idle_since >= ATTRACT_AFTER_S:
-                    self._attract_due = False
-                    self.answers.ask("attract", last_reveals, self._got_reveals)  # its answer wakes the loop
-                else:
-                    until = idle_since + ATTRACT_AFTER_S
-            if self.attract is not None:
-                frame, until = attract_timed(self.attract, self.ui, now, idle_since, layout.width, layout.height)
-        if frame is None:
-            frame, drawn_until = render_timed(self.game, self.ui, now, layout.width, layout.height)
-            until = min(until, drawn_until)
-        self._drawn = (self.game, self.ui, idle_since, self.attract, frame, until)
-        return frame, until
+        drawn, count = self._drawn, 1
+        if (drawn is not None and drawn[0] is self.game and drawn[1] is self.ui and drawn[2] == idle_since
+                and drawn[3] is self.attract):
+            shown = drawn[4].at(now)
+            if shown is not None:
+                return shown
+            count = min(REEL_MOST, 2 * len(drawn[4]))
+        end = math.inf
+        if idle_since is not None and self._attract_due:
+            if now - idle_since >= ATTRACT_AFTER_S:
+                self._attract_due = False
+                self.answers.ask("attract", last_reveals, self._got_reveals)  # its answer wakes the loop
+            else:
+                end = idle_since + ATTRACT_AFTER_S
+        game, ui, attract = self.game, self.ui, self.attract  # a store that answers at once has answered
+
+        def draw(t: float) -> tuple[Frame, float]:
+            frame, until = None, math.inf
+            if idle_since is not None and attract is not None:
+                frame, until = attract_timed(attract, ui, t, idle_since, layout.width, layout.height)
+            if frame is None:
+                frame, drawn_until = render_timed(game, ui, t, layout.width, layout.height)
+                until = min(until, drawn_until)
+            return frame, until
+
+        reel = Reel(draw, now, count, end)
+        self._drawn = (game, ui, idle_since, attract, reel)
+        return reel.pictures[0], reel.untils[0]
 
     def _push(self, now: float) -> float:
         """Draw, show the frame if it changed, tell the web and systemd; returns when the frame
