@@ -22,10 +22,11 @@ from console.commands.bench import busy_game, reveal_game
 from console.game import rules
 from console.game.rules import ChooseTarget, Clue, NewGame, Place, SkipClue
 from console.play import controller
-from console.play.app import LOOK_EVERY_S, ConsoleApp
+from console.play import app as app_module
+from console.play.app import LOOK_EVERY_S, LOOK_WAITS_S, REEL_MOST, ConsoleApp
 from console.play.loop import run_realtime
 from console.store.games import GameStore
-from console.view.moment import Moment, first_change
+from console.view.moment import Moment, Reel, first_change
 from console.view.render import PAWN_LIT, PAWN_S, next_change, render, render_timed
 from console.view.timeline import attract_frame, attract_timed, replay_timeline
 from console.view.ui import Cursor, SetupChoices, Ui
@@ -98,6 +99,28 @@ def test_the_frame_holds_still_until_the_time_render_timed_gives(presses, gaps, 
         ui = decorated(game, ui, t, d)
         for dt in later:
             assert_still_until(game, ui, t + dt, probes)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(presses=st.lists(st.sampled_from(BUTTONS), min_size=1, max_size=120),
+       gaps=st.lists(st.floats(0.0, 3.0), min_size=1, max_size=50), seed=st.integers(0, 1000),
+       count=st.integers(1, 16), end=st.one_of(st.just(math.inf), st.floats(0.01, 3.0)),
+       probes=st.lists(st.floats(-0.5, 4.0), min_size=1, max_size=12), d=decorations)
+def test_a_reel_drawn_ahead_gives_at_each_time_the_frame_render_gives(presses, gaps, seed, count, end, probes, d):
+    for game, ui, t in states_from_presses(presses, gaps, seed)[-3:]:
+        ui = decorated(game, ui, t, d)
+        reel = Reel(lambda x: render_timed(game, ui, x), t, count, t + end)
+        assert 1 <= len(reel) <= count and reel.untils[-1] <= t + end
+        for dt in sorted(probes) + sorted(probes):  # and again after the reel has moved on
+            shown = reel.at(t + dt)
+            if t + dt < t or t + dt >= reel.untils[-1]:
+                assert shown is None
+                continue
+            frame, until = shown
+            assert t + dt < until <= t + end
+            assert frame == render(game, ui, t + dt) == render(game, ui, math.nextafter(until, -math.inf))
+        for start, until in zip(reel.starts, reel.untils):  # at each change, the new frame
+            assert reel.at(start) == (render(game, ui, start), until)
 
 
 def walk(game, ui, start, seconds, step_ms=1):
@@ -281,14 +304,20 @@ def test_the_frame_at_a_blink_edge_reaches_the_panel_within_2_ms_and_the_loop_sl
     state, _ = busy_game()
     app.start(clock[0])
     app.put_on(state, Ui(screen="play", cursor=c("D21")), clock[0])
-    run_realtime(app, 60, clock=lambda: clock[0], start=False)
+    reels = []
+    app_module.Reel = lambda *args: reels.append(Reel(*args)) or reels[-1]
+    try:
+        run_realtime(app, 60, clock=lambda: clock[0], start=False)
+    finally:
+        app_module.Reel = Reel
     shown = driver.times
+    assert len(reels) <= 5 + len(shown) / REEL_MOST  # drawn ahead in batches, not a render a wake-up
     assert len(shown) > 50
     for (before, old), (at, frame) in zip(shown, shown[1:]):
         edge = first_change(lambda t: render(app.game, app.ui, t), before, old, at)  # when it changed
         assert render(app.game, app.ui, edge) == frame
         assert 0 <= at - edge <= 0.002, (edge, at)
-    assert app.events.waits <= len(shown) + 10 / LOOK_EVERY_S + 5  # a wait per change (and a look a second)
+    assert app.events.waits <= len(shown) + 3  # a wait per change: the looks a second come with frames
 
 
 def test_a_still_screen_wakes_the_loop_only_to_look_at_the_store():
@@ -298,3 +327,25 @@ def test_a_still_screen_wakes_the_loop_only_to_look_at_the_store():
     run_realtime(app, 60, clock=lambda: clock[0], start=False)
     assert len(driver.times) == 1
     assert app.events.waits <= 10 / LOOK_EVERY_S + 1  # 600 at 60 frames a second
+
+
+@pytest.mark.parametrize("screen", ["play", "brightness"])
+def test_the_look_a_second_sees_the_store_go_offline_with_a_frame_or_on_its_own(screen):
+    """What the store's thread changes without telling the loop (Redis gone) is seen within a
+    look and its wait for a frame, on a blinking screen and on a still one."""
+    app, clock, driver = app_on_a_virtual_clock()
+    app.start(clock[0])
+    app.put_on(busy_game()[0], Ui(screen=screen, cursor=c("D21")), clock[0])
+    seen, tick = [], app.tick
+
+    def watched(now):
+        if now >= 1004.0:
+            app.store._online = False  # what the writer thread does when Redis stops answering
+        due = tick(now)
+        seen.append((now, app.ui.store_online))
+        return due
+
+    app.tick = watched
+    run_realtime(app, 60, clock=lambda: clock[0], start=False)
+    noticed = next(now for now, online in seen if not online)
+    assert noticed <= 1004.0 + LOOK_EVERY_S + LOOK_WAITS_S + 0.01

@@ -45,6 +45,9 @@ LOOK_EVERY_S = 1.0
 """However still the screen, the loop looks this often at what others change without telling it:
 the store's writer thread finding Redis gone or back, the journal's disk full, a lease to renew,
 a game to resume (LOOK_AGAIN_S)."""
+LOOK_WAITS_S = 0.5
+"""How long a look may wait for a frame that changes anyway: on a blinking screen it comes with
+one (the guessing screen's beat changes at most half a second apart), not as a wake-up of its own."""
 
 
 class InputSource(Protocol):
@@ -135,6 +138,8 @@ class ConsoleApp:
         self._boot_clock = boot_clock
         self._drawn: tuple | None = None  # (game, ui, idle since, attract, Reel): what was drawn from what
         self._chores_at = -math.inf  # when a tick must do more than draw (`tick`, `_next_tick`)
+        self._look_at = -math.inf  # when the next look a second is due (LOOK_EVERY_S)
+        self._timers_at = -math.inf  # when the first of the app's own timers is (`_next_tick`)
         self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
 
     @property
@@ -267,9 +272,12 @@ class ConsoleApp:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
         until = self._push(now)
         if chores:
-            self._chores_at = self._next_tick(now)
+            self._look_at, self._timers_at = now + LOOK_EVERY_S, self._next_tick(now)
+            self._chores_at = min(self._timers_at, self._look_at)
             self._after_chores = (self.game, self.ui)
-        return min(until, self._chores_at)
+        look = self._look_at
+        wake = until if look <= until <= look + LOOK_WAITS_S else min(until, look)  # a look with a frame
+        return min(wake, self._timers_at)
 
     def _on_event(self, event: InputEvent | RemoteCommand | Chore | SeatsHeld, now: float) -> None:
         if isinstance(event, RemoteCommand):
@@ -439,8 +447,9 @@ class ConsoleApp:
         return False
 
     def _next_tick(self, now: float) -> float:
-        """The app's own timers: what it must do at a time even if the frame holds still."""
-        due = now + LOOK_EVERY_S
+        """The app's own timers: what it must do at a time even if the frame holds still (on
+        time: an auto-repeat, the watchdog's ping), beside the look a second."""
+        due = math.inf
         if self._held():
             return now  # a hold counts (the red bar fills, the menu opens): at the frame rate
         for source in self.sources:
