@@ -173,8 +173,8 @@ class Child:
             self.process.wait()
 
 
-def cpu_share(child: Child, seconds: float) -> float:
-    time.sleep(SETTLE_S)
+def cpu_share(child: Child, seconds: float, settle_s: float = SETTLE_S) -> float:
+    time.sleep(settle_s)
     a = child.ask("cpu")
     time.sleep(seconds)
     b = child.ask("cpu")
@@ -205,24 +205,37 @@ def still_figures(seconds: float = 10.0, repeats: int = 2) -> dict:
     """% of a core for each still screen (a range over `repeats`), the web on with one phone
     (another process) for guessing and the idle board, and the bare 60 Hz loop beside them.
     `seconds` is a whole period of the idle board's glint (render.IDLE_GLINT_S): a shorter
-    window would read its crossing or its stillness."""
+    window would read its crossing or its stillness. The window opens once the screen has gone
+    round its pictures twice (`still_settle_s`): what a screen costs as it stays, not while its
+    first rounds fill the output stage's and the driver's caches (the first glint meets the
+    limiter's level still settling, the second one new pictures at the settled level)."""
     runs = [("bare 60 Hz wait loop (anchor)", ("bare",), False)] + [
         (screen, ("console", screen), False) for screen in ("idle", "guessing", "attract", "scoreboard", "brightness")
     ] + [(f"{screen}, web on, a phone connected", ("console", screen, "--web"), True) for screen in ("guessing", "idle")]
     out = {}
     for name, args, web in runs:
-        shares = []
+        shares, settle_s = [], still_settle_s(args[-2] if web else args[-1])
         for _ in range(repeats):
             child = Child(*args)
             phone = Phones(child.first, 1, watch=True) if web else None
             try:
-                shares.append(round(100 * cpu_share(child, seconds), 3))
+                shares.append(round(100 * cpu_share(child, seconds, settle_s), 3))
             finally:
                 if phone is not None:
                     phone.close()
                 child.close()
-        out[name] = {"percent": [min(shares), max(shares)], "seconds": seconds, "repeats": repeats}
+        out[name] = {"percent": [min(shares), max(shares)], "seconds": seconds, "repeats": repeats,
+                     "settled_s": settle_s}
     return out
+
+
+def still_settle_s(screen: str) -> float:
+    """How long a still screen runs before it is measured: two of its rounds (the idle board's
+    glint comes every IDLE_GLINT_S; the guessing screen's beat and the others' are a second or
+    hold still), and a second more."""
+    from console.view.render import IDLE_GLINT_S, PAWN_S
+
+    return SETTLE_S + 2 * (IDLE_GLINT_S if screen == "idle" else PAWN_S)
 
 
 # --- phones in another process -------------------------------------------------------------------
