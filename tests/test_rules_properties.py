@@ -90,3 +90,27 @@ def test_replaying_a_record_twice_gives_the_same_state(game):
     first, second = replay_record(text), replay_record(text)
     assert first == second == states[-1]
     assert state_json(first) == state_json(second)
+
+
+def _refusal(do, state, action):
+    try:
+        do(state, action)
+    except rules.RuleError as exc:
+        return str(exc)
+    return None
+
+
+@common
+@given(legal_games(), st.data())
+def test_check_refuses_exactly_what_apply_refuses_with_the_same_words(game, data):
+    """`check` (a phone's cursor, at every tap) is `apply` without the state it makes: for any
+    state along a game and any action, legal or not, the same refusal or none."""
+    _, states = game
+    for state in [None] + data.draw(st.lists(st.sampled_from(states), min_size=1, max_size=6)):
+        actions = rules.legal_actions(state) if state is not None else []
+        actions += [Place(rules.Cell(r, c), p) for r, c, p in
+                    data.draw(st.lists(st.tuples(st.integers(0, 15), st.integers(0, 29), st.integers(0, 9)), max_size=8))]
+        actions += [TakeBack(), rules.Clue(), rules.SkipClue(), rules.Next(), "place", None,
+                    NewGame(players=4, seed=1, first_giver=0, variant="free")]
+        for action in actions:
+            assert _refusal(rules.check, state, action) == _refusal(rules.apply, state, action), action

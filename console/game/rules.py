@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
-from typing import Iterable, Union
+from typing import Callable, Iterable, Union
 
 from console.game.board import ALL_CELLS, Cell, RuleError, brief_repr, distance
 from console.game.deck import CARD_COUNT, cards, shuffled
@@ -197,23 +197,44 @@ def legal_actions(state: GameState | None) -> list[Action]:
 def apply(state: GameState | None, action: Action) -> GameState:
     """The state after `action`, or RuleError saying why it is not allowed now (a non-action or
     a field of the wrong type too)."""
+    handler = _handler(state, action)
+    if handler is None:
+        return _new_game(action)
+    if handler is _take_back:  # it says itself what may be taken back after it
+        return _take_back(state, action)
+    return replace(handler(state, action), can_take_back=isinstance(action, Place))
+
+
+def check(state: GameState | None, action: Action) -> None:
+    """The RuleError `apply` would raise for `action`, without working out the state it makes: a
+    phone's cursor asks at every tap whether a pawn could go there, and the last guesser's pawn
+    would score the whole round each time."""
+    handler = _handler(state, action)
+    if handler is _place:
+        _check_place(state, action)
+    elif handler is not None:
+        handler(state, action)
+
+
+def _handler(state: GameState | None, action: Action) -> Callable[[GameState, Action], GameState] | None:
+    """What makes the state after `action` (None: a new game), once the action may come now."""
     _check_action(action)
     if state is not None and not isinstance(state, GameState):
         raise RuleError(f"{brief_repr(state)} is not a game state")
     if isinstance(action, NewGame):
         if state is not None:
             raise RuleError("a game is already under way: new_game only starts a record")
-        return _new_game(action)
+        return None
     if state is None:
         raise RuleError("no game yet: a record starts with new_game")
     if state.phase == "game_over":
         raise RuleError("the game is over")
     if isinstance(action, TakeBack):
-        return _take_back(state)
+        return _take_back
     handler = _HANDLERS.get((state.phase, type(action)))
     if handler is None:
         raise RuleError(f"{_action_name(action)} is not possible now: {_waiting_for(state)}")
-    return replace(handler(state, action), can_take_back=isinstance(action, Place))
+    return handler
 
 
 def replay(actions: Iterable[Action]) -> GameState:
@@ -294,18 +315,24 @@ def _skip_clue(state: GameState, _: SkipClue) -> GameState:
 
 
 def _place(state: GameState, a: Place) -> GameState:
-    who = state.to_place[0]
-    if a.player is not None and a.player != who:
-        raise RuleError(f"it is player {who}'s turn, not player {brief_repr(a.player)}'s")
-    if state.occupied(a.cell):
-        raise RuleError(f"{a.cell} already has a pawn")
+    who = _check_place(state, a)
     state = replace(state, pawns=state.pawns + (Pawn(who, a.cell),), to_place=state.to_place[1:])
     if state.to_place:
         return state
     return replace(state, phase="clue2") if state.phase == "guess1" else _score(state)
 
 
-def _take_back(state: GameState) -> GameState:
+def _check_place(state: GameState, a: Place) -> int:
+    """Whose pawn `a` places, once it may."""
+    who = state.to_place[0]
+    if a.player is not None and a.player != who:
+        raise RuleError(f"it is player {who}'s turn, not player {brief_repr(a.player)}'s")
+    if state.occupied(a.cell):
+        raise RuleError(f"{a.cell} already has a pawn")
+    return who
+
+
+def _take_back(state: GameState, _: TakeBack) -> GameState:
     """Undo the place just before: the pawn leaves the board and its player is to place again;
     a guess phase it had completed reopens (and a round it had scored is unscored, its target
     still unseen: the panel reveals only after the next press)."""

@@ -172,7 +172,7 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
 def _engine(game: GameState, action):
     """The action, once the engine takes it; its refusal as a Refusal (the phone shows the text)."""
     try:
-        rules.apply(game, action)
+        rules.check(game, action)
     except Refusal:
         raise
     except RuleError as exc:
