@@ -40,7 +40,7 @@ SOURCES = Path("/etc/apt/sources.list.d/debian.sources")  # this machine's Debia
 REQUIREMENTS = ("requirements/pi-build.txt", "requirements/pi.txt")
 DEBS = CACHE / "debs"  # the .debs of the last build: a rebuild (a new key) downloads only what changed
 DOWNLOADS = CACHE / "downloads"  # the wheels and sdists pip fetched, kept for the same reason
-PIP_CACHE = CACHE / "pip"  # the box's pip cache (its wheel of rpi-ws281x, built once)
+PIP_CACHE = CACHE / "pip"  # the boxes' pip caches, one a box (its wheel of rpi-ws281x, built once)
 
 
 class BoxError(Exception):

@@ -145,7 +145,7 @@ class Lane:
         try:
             self.prepare(root, disk)
             binds = [(disk / "leds0", LEDS), (disk / "presses", str(Path(FIFO).parent)),
-                     (roots.PIP_CACHE, "/root/.cache/pip")]
+                     (roots.PIP_CACHE / self.name, "/root/.cache/pip")]  # a box's own: see prepare
             self.box = Box(root, disk, binds, self.stage.log)
             from console.config.loader import load_config
             from tests.box.game import button_pins
@@ -201,7 +201,11 @@ class Lane:
         os.chmod(leds, 0o660)
         (disk / "presses").mkdir()
         os.mkfifo(disk / "presses" / Path(FIFO).name, 0o644)
-        roots.PIP_CACHE.mkdir(parents=True, exist_ok=True)
+        # Each box its own pip cache: two boxes installing at once built rpi-ws281x side by side
+        # in a shared one, and pip read the other's half-written origin.json (JSONDecodeError in
+        # cache.record_download_origin: bookworm's pip 23.0 lets that error through, and writes the
+        # file in place, not atomically).
+        (roots.PIP_CACHE / self.name).mkdir(parents=True, exist_ok=True)
 
     def install(self, model: str, *options: str) -> str:
         result = self.box.run("env", *PIP_ENV, f"{SOURCE}/scripts/install-pi", "--no-hardware", model, *options,
