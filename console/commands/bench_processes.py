@@ -4,9 +4,10 @@ broadcast, the CPU-quota run (a Pi Zero 2 W's budget) and the replay's peak memo
 
 The measured process is only the console (its loop, its web server); the phones, the anchor
 server and the bench are other processes, so their work is neither counted nor shares its GIL.
-CPU is the child's own (getrusage over a window, after a second to settle), taken twice per
-screen (a range); the anchor for a still screen is a bare 60 Hz wait loop measured in the same
-run. Every child is started with `python -m console.commands.bench_processes ROLE ...`.
+CPU is the child's own (getrusage over a window, once the screen has gone round its pictures
+twice: `still_settle_s`), taken twice per screen (a range); the anchor for a still screen is a
+bare 60 Hz wait loop measured in the same run. Every child is started with
+`python -m console.commands.bench_processes ROLE ...`.
 """
 
 from __future__ import annotations
