@@ -69,7 +69,8 @@ def test_phones_that_never_give_the_code_are_capped_per_device_and_time_out(cons
     the_party_goes_on(console)  # the newcomer is let in beside them
     closed = console.said[-1]["refused"]
     console.attacking(lambda said: said["refused"] >= closed + 3 * len(SOURCES))  # admit_s: closed, they come back
-    assert max(room.clock() - phone.since for phone in room.waiting) < LIMITS.admit_s + 2
+    # none waits past admit_s (the room may be empty: those closed at admit_s are not back yet)
+    assert max((room.clock() - phone.since for phone in room.waiting), default=0.0) < LIMITS.admit_s + 2
 
 
 def test_idle_connections_are_capped_per_device_and_closed(console):
