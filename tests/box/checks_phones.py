@@ -6,9 +6,9 @@ network). Every packet stays in namespaces the test made."""
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
-from pathlib import Path
 
 from tests.box.root import BoxError
 
@@ -61,8 +61,10 @@ def phone_network(box):
     phone = subprocess.Popen(["unshare", "--net", "sleep", "120"])
     created = False
     try:
-        box.wait_for("the phone's namespace", lambda: Path(f"/proc/{phone.pid}/ns/net").resolve() !=
-                     Path("/proc/self/ns/net").resolve(), 5, poll_s=0.01)
+        # The links' own text, "net:[inode]": resolved as paths they always differed (each under
+        # its own /proc/PID), so the veth could go into the host's namespace before unshare ran.
+        box.wait_for("the phone's namespace", lambda: os.readlink(f"/proc/{phone.pid}/ns/net") !=
+                     os.readlink("/proc/self/ns/net"), 5, poll_s=0.01)
 
         def ip(pid: int, *argv: str) -> None:
             said = subprocess.run(["nsenter", f"--target={pid}", "--net", "ip", *argv], capture_output=True, text=True)
