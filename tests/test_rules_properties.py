@@ -107,7 +107,8 @@ def test_check_refuses_exactly_what_apply_refuses_with_the_same_words(game, data
     state along a game and any action, legal or not, the same refusal or none."""
     _, states = game
     for state in [None] + data.draw(st.lists(st.sampled_from(states), min_size=1, max_size=6)):
-        actions = rules.legal_actions(state) if state is not None else []
+        legal = rules.legal_actions(state) if state is not None else []
+        actions = data.draw(st.lists(st.sampled_from(legal), max_size=24)) if legal else []
         actions += [Place(rules.Cell(r, c), p) for r, c, p in
                     data.draw(st.lists(st.tuples(st.integers(0, 15), st.integers(0, 29), st.integers(0, 9)), max_size=8))]
         actions += [TakeBack(), rules.Clue(), rules.SkipClue(), rules.Next(), "place", None,
