@@ -112,6 +112,10 @@ def test_check_refuses_exactly_what_apply_refuses_with_the_same_words(game, data
         actions += [Place(rules.Cell(r, c), p) for r, c, p in
                     data.draw(st.lists(st.tuples(st.integers(0, 15), st.integers(0, 29), st.integers(0, 9)), max_size=8))]
         actions += [TakeBack(), rules.Clue(), rules.SkipClue(), rules.Next(), "place", None,
-                    NewGame(players=4, seed=1, first_giver=0, variant="free")]
+                    NewGame(players=4, seed=1, first_giver=0, variant="free"),
+                    NewGame(players=data.draw(st.integers(0, 12)), seed=1, first_giver=data.draw(st.integers(-1, 11)),
+                            variant=data.draw(st.sampled_from([*rules.VARIANTS, "chess"])),
+                            colors=data.draw(st.one_of(st.none(), st.lists(st.sampled_from(
+                                [*rules.DEFAULT_COLOR_NAMES, "mauve"]), max_size=11).map(tuple))))]
         for action in actions:
             assert _refusal(rules.check, state, action) == _refusal(rules.apply, state, action), action

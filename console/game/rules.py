@@ -200,8 +200,6 @@ def apply(state: GameState | None, action: Action) -> GameState:
     handler = _handler(state, action)
     if handler is None:
         return _new_game(action)
-    if handler is _take_back:  # it says itself what may be taken back after it
-        return _take_back(state, action)
     return replace(handler(state, action), can_take_back=isinstance(action, Place))
 
 
@@ -210,9 +208,11 @@ def check(state: GameState | None, action: Action) -> None:
     phone's cursor asks at every tap whether a pawn could go there, and the last guesser's pawn
     would score the whole round each time."""
     handler = _handler(state, action)
-    if handler is _place:
+    if handler is None:
+        _new_game(action)
+    elif handler is _place:
         _check_place(state, action)
-    elif handler is not None:
+    else:
         handler(state, action)
 
 
