@@ -137,7 +137,6 @@ class ConsoleApp:
         self.notifier = notifier
         self._boot_clock = boot_clock
         self._drawn: tuple | None = None  # (game, ui, idle since, attract, Reel): what was drawn from what
-        self._chores_at = -math.inf  # when a tick must do more than draw (`tick`, `_next_tick`)
         self._look_at = -math.inf  # when the next look a second is due (LOOK_EVERY_S)
         self._timers_at = -math.inf  # when the first of the app's own timers is (`_next_tick`)
         self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
@@ -254,8 +253,8 @@ class ConsoleApp:
             source.poll(now)
         self._note_change_by_itself(now)
         events = self.events.drain()
-        chores = bool(events) or now >= self._chores_at or self.ui is not self._after_chores[1] \
-            or self.game is not self._after_chores[0]
+        chores = bool(events) or now >= self._timers_at or now >= self._look_at \
+            or self.ui is not self._after_chores[1] or self.game is not self._after_chores[0]
         if chores:
             ui = self.ui
             for event in events:
@@ -273,7 +272,6 @@ class ConsoleApp:
         until = self._push(now)
         if chores:
             self._look_at, self._timers_at = now + LOOK_EVERY_S, self._next_tick(now)
-            self._chores_at = min(self._timers_at, self._look_at)
             self._after_chores = (self.game, self.ui)
         look = self._look_at
         wake = until if look <= until <= look + LOOK_WAITS_S else min(until, look)  # a look with a frame
@@ -441,10 +439,7 @@ class ConsoleApp:
     def _held(self) -> bool:
         """Whether a button counts as held (a hold ends in `Hold.seconds`, so this may say so
         until the next look at it)."""
-        for hold in self._holds.values():
-            if hold.since is not None:
-                return True
-        return False
+        return any(hold.since is not None for hold in self._holds.values())
 
     def _next_tick(self, now: float) -> float:
         """The app's own timers: what it must do at a time even if the frame holds still (on
