@@ -236,7 +236,6 @@ def test_a_frame_of_the_wrong_size_is_refused():
         OutputStage(LAYOUT).process(Frame(16, 16))
 
 
-
 def test_a_private_frames_level_never_carries_into_a_public_one():
     """The joystick giver's secret screen is dimmed like any frame, but the frames after it (and
     /panel's stand-in for it, counted by `seen`) hold the last public frame's level: else how

@@ -210,12 +210,13 @@ def still_figures(seconds: float = 10.0, repeats: int = 2) -> dict:
     round its pictures twice (`still_settle_s`): what a screen costs as it stays, not while its
     first rounds fill the output stage's and the driver's caches (the first glint meets the
     limiter's level still settling, the second one new pictures at the settled level)."""
-    runs = [("bare 60 Hz wait loop (anchor)", ("bare",), False)] + [
-        (screen, ("console", screen), False) for screen in ("idle", "guessing", "attract", "scoreboard", "brightness")
-    ] + [(f"{screen}, web on, a phone connected", ("console", screen, "--web"), True) for screen in ("guessing", "idle")]
+    runs = [("bare 60 Hz wait loop (anchor)", "bare", ("bare",), False)] + [
+        (screen, screen, ("console", screen), False) for screen in ("idle", "guessing", "attract", "scoreboard", "brightness")
+    ] + [(f"{screen}, web on, a phone connected", screen, ("console", screen, "--web"), True)
+         for screen in ("guessing", "idle")]
     out = {}
-    for name, args, web in runs:
-        shares, settle_s = [], still_settle_s(args[-2] if web else args[-1])
+    for name, screen, args, web in runs:
+        shares, settle_s = [], still_settle_s(screen)
         for _ in range(repeats):
             child = Child(*args)
             phone = Phones(child.first, 1, watch=True) if web else None
