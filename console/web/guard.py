@@ -29,6 +29,7 @@ from typing import Any, Callable
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.protocol import State
 
 from console.web.limits import Budgets, Limits, Pool, device, is_local
 
@@ -211,3 +212,14 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.guard.pool.leave(self.transport)
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """A phone whose close frame came in just before the console stops has been answered
+        already (`handle_close`); uvicorn's own shutdown would send it a second close, which
+        websockets refuses (`InvalidState: connection is closing`), killing the web thread with a
+        traceback instead of ending it."""
+        if self.handshake_complete and not self.close_sent and self.conn.state is not State.OPEN:
+            self.stop_keepalive()
+            self.transport.close()
+            return
+        super().shutdown()
