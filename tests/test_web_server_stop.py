@@ -50,7 +50,7 @@ async def phone_app(scope, receive, send) -> None:
 
 
 def test_a_phone_closing_as_the_console_stops_ends_the_server_without_a_traceback():
-    async def stop_while_closing() -> tuple[Wire, GuardedWebSocket]:
+    async def stop_while_closing() -> Wire:
         config = uvicorn.Config(phone_app, ws_per_message_deflate=False, log_level="warning")
         config.load()
         server = GuardedWebSocket(config=config, server_state=ServerState(), app_state={}, guard=Guard(LIMITS))
@@ -68,7 +68,7 @@ def test_a_phone_closing_as_the_console_stops_ends_the_server_without_a_tracebac
         phone.receive_data(wire.taken())
         assert phone.close_rcvd is not None and phone.close_rcvd.code == 1001
         server.shutdown()  # uvicorn's Server.shutdown, for every connection it still holds
-        return wire, server
+        return wire
 
-    wire, server = asyncio.run(stop_while_closing())
+    wire = asyncio.run(stop_while_closing())
     assert wire.closed and wire.taken() == b""  # no second close frame after the answer

@@ -9,6 +9,7 @@ then the same with the phones' web server on (bench_web), and a tap's latency to
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import platform
@@ -123,8 +124,7 @@ def latency_figures(presses: int = 1000, fps: int = 60, web: bool = False) -> di
             sent.append(now)
             events.put(InputEvent(tour[number % len(tour)][1], PRESS, now))
         deadline = time.monotonic() + 1.0
-        while sent and not (driver.shown_at and driver.shown_at[-1] >= sent[-1]) \
-                and time.monotonic() < deadline:
+        while sent and _shown_after(driver.shown_at, sent[-1]) is None and time.monotonic() < deadline:
             time.sleep(0.002)
         app.stop()
 
@@ -134,15 +134,20 @@ def latency_figures(presses: int = 1000, fps: int = 60, web: bool = False) -> di
     thread.join()
     if stop_web is not None:
         stop_web()
-    shown = driver.shown_at
     latencies = []
     for t in sent:
-        after = next((s for s in shown if s >= t), None)
+        after = _shown_after(driver.shown_at, t)
         if after is not None:
             latencies.append((after - t) * 1000)
     return {"p50": round(percentile(latencies, 50), 2), "p99": round(percentile(latencies, 99), 2),
             "events": len(latencies), "unshown": len(sent) - len(latencies),
             "frame_period_ms": round(1000 / fps, 2)}
+
+
+def _shown_after(shown: list[float], t: float) -> float | None:
+    """The first time in `shown` (in order, as the driver appends them) at or after `t`."""
+    i = bisect.bisect_left(shown, t)
+    return shown[i] if i < len(shown) else None
 
 
 def cursor_tour() -> list[tuple[Cell, str]]:
