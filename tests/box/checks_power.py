@@ -258,6 +258,8 @@ def power_cuts(stage) -> str:
         the.acknowledged = the.record()
         box.cut_power()
         stage.presses.reset()
+        presser.join(10)  # its next press finds no reader: none of this boot's presses reaches the next
+        assert not presser.is_alive(), "the presses went on after the power cut"
         log.close()
         cuts += 1
         damage = cuts % DAMAGE_EVERY == 0

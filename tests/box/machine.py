@@ -25,6 +25,7 @@ import threading
 import time
 from pathlib import Path
 
+from tests.box.pins import EDGE_S
 from tests.box.root import HOSTNAME, BoxError
 
 NSPAWN_ENV = {"SYSTEMD_NSPAWN_UNIFIED_HIERARCHY": "1"}
@@ -227,19 +228,24 @@ class ConsoleLog:
 
 class Presses:
     """The box's buttons, pressed from here: lines to the FIFO the container's pin factory reads
-    (tests/box/pins.py). A tap holds the button 40 ms (over the 20 ms debounce, far under the
-    350 ms auto-repeat) and leaves 40 ms before the next."""
+    (tests/box/pins.py). A tap is its two edges in one write: the reader in the box drives them
+    EDGE_S apart (over the 20 ms debounce, far under the 350 ms auto-repeat), so a thread of this
+    machine that the scheduler runs late cannot stretch a tap into a held, repeating direction; it
+    leaves TAP_S before the next. A hold (Start) is timed here: it is seconds long.
+    One lock keeps the FIFO's descriptor whole between a presser thread and `reset`."""
 
     TAP_S = 0.04
 
     def __init__(self, fifo: Path, pins: dict[str, int]):
         self.path, self.pins = fifo, pins
         self.fd: int | None = None
+        self.lock = threading.Lock()
 
     def _write(self, text: str) -> None:
-        if self.fd is None:
-            self.fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO: no console reads
-        os.write(self.fd, text.encode())
+        with self.lock:
+            if self.fd is None:
+                self.fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO: no console reads
+            os.write(self.fd, text.encode())
 
     def ready(self) -> bool:
         try:
@@ -250,13 +256,16 @@ class Presses:
             return False
 
     def reset(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        with self.lock:
+            if self.fd is not None:
+                os.close(self.fd)
+                self.fd = None
 
     def tap(self, button: str, count: int = 1) -> None:
+        pin = self.pins[button]
         for _ in range(count):
-            self.hold(button, self.TAP_S)
+            self._write(f"{pin} 0\n{pin} 1\n")
+            time.sleep(EDGE_S + self.TAP_S)
 
     def hold(self, button: str, seconds: float) -> None:
         pin = self.pins[button]

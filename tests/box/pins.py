@@ -36,9 +36,9 @@ class FifoFactory(MockFactory):
             with open(path, encoding="ascii") as fifo:  # waits for the test to open it
                 for line in fifo:
                     pin, level = map(int, line.split())
-                    # Two edges the test sent 40 ms apart may be read together on a loaded machine:
-                    # they are driven at least EDGE_S apart, as a real contact would move (closer
-                    # than the console's 20 ms debounce, the second would be ignored).
+                    # A tap comes as its two edges in one line pair: they are driven EDGE_S apart,
+                    # as a real contact would move (lgpio's 20 ms debounce on a Pi would drop a
+                    # closer one), so the hold is timed here, not by the test's thread.
                     wait = last.get(pin, 0.0) + EDGE_S - time.monotonic()
                     if wait > 0:
                         time.sleep(wait)
