@@ -239,10 +239,10 @@ class Presses:
     def __init__(self, fifo: Path, pins: dict[str, int]):
         self.path, self.pins = fifo, pins
         self.fd: int | None = None
-        self.lock = threading.Lock()
+        self._lock = threading.Lock()
 
     def _write(self, text: str) -> None:
-        with self.lock:
+        with self._lock:
             if self.fd is None:
                 self.fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO: no console reads
             os.write(self.fd, text.encode())
@@ -256,7 +256,7 @@ class Presses:
             return False
 
     def reset(self) -> None:
-        with self.lock:
+        with self._lock:
             if self.fd is not None:
                 os.close(self.fd)
                 self.fd = None
