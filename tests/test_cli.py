@@ -94,6 +94,10 @@ def test_bench_figures_have_every_key(monkeypatch):
     latency = bench.latency_figures(presses=20)
     assert latency["events"] == 20 and latency["unshown"] == 0 and latency["p99"] >= latency["p50"] > 0
     assert 0 <= bench.idle_cpu_figure(seconds=0.3) < 1
+    startup = bench.startup_figures(runs=2)
+    low, high = startup["startup_range_s"]
+    assert startup["startup_runs"] == 2 and 0 < low <= startup["startup_s"] <= high and startup["rss_mb"] > 0
+    assert "(median of 2 starts, " in bench._startup(startup)
 
 
 def test_the_latency_presses_change_the_picture_every_time():

@@ -8,12 +8,14 @@ import io
 import os
 import pathlib
 import re
+import unittest.mock
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from console.config import loader as config_loader
 from console.config.loader import (
     ENV_VAR, Config, ConfigError, check_config_main, load_config, packaged_default,
 )
@@ -407,6 +409,35 @@ def test_any_value_at_a_real_key_gives_a_config_or_a_config_error(write, no_etc,
             node = node[key]
         node[path[-1]] = value
     assert_config_or_config_error(write(yaml.safe_dump(document, allow_unicode=True)), no_etc)
+
+
+def outcome(path, no_etc):
+    try:
+        return load(path, no_etc)
+    except ConfigError as error:
+        return error.problems
+
+
+@FUZZ
+@given(changes=st.lists(st.tuples(st.sampled_from(KEY_PATHS), values), min_size=1, max_size=4))
+def test_libyaml_and_pure_python_read_any_settings_alike(write, no_etc, changes):
+    """The console reads with libyaml's parser where PyYAML has it (Debian's does) and with
+    PyYAML's own otherwise: the same file gives the same configuration, or the same problems
+    on the same lines, with either."""
+    assert config_loader._Loader is yaml.CSafeLoader  # this machine has libyaml: both are compared
+    document = {}
+    for path, value in changes:
+        document.update(nest(path, value) if path[0] not in document else {})
+    path = write(yaml.safe_dump(document, allow_unicode=True))
+    with_c = outcome(path, no_etc)
+    with unittest.mock.patch.object(config_loader, "_Loader", yaml.SafeLoader):
+        assert outcome(path, no_etc) == with_c
+
+
+def test_libyaml_and_pure_python_read_the_packaged_default_alike(no_etc):
+    with_c = load(None, no_etc)
+    with unittest.mock.patch.object(config_loader, "_Loader", yaml.SafeLoader):
+        assert load(None, no_etc) == with_c
 
 
 # A range check: its edges are given as examples, so a few dozen random values add all there is.

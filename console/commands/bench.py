@@ -257,7 +257,7 @@ def web_figures() -> dict:
     startup = startup_figures(web=True)
     return {"phone_latency_ms": phone_figures(), "page_latency_ms": page_figures(),
             "latency_ms": latency_figures(web=True),
-            "idle_cpu": idle_cpu_figure(web=True), "startup_s": startup["startup_s"], "rss_mb": startup["rss_mb"]}
+            "idle_cpu": idle_cpu_figure(web=True), **startup}
 
 
 def _serve_one_phone(app: ConsoleApp):
@@ -271,6 +271,12 @@ def _pressed(latency: dict) -> str:
     return f"{latency['events']} presses{unshown}"
 
 
+def _startup(r: dict) -> str:
+    low, high = r["startup_range_s"]
+    return (f"{r['startup_s']:.3f} s to the first frame (median of {r['startup_runs']} starts, "
+            f"{low:.3f}-{high:.3f}), {r['rss_mb']} MB RSS")
+
+
 def format_report(r: dict) -> str:
     lines = [f"machine: {r['machine']}", f"python: {r['python']}", ""]
     for name, figures in [*r["sizes"].items(), ("reveal 32x16", r["reveal"])]:
@@ -281,7 +287,7 @@ def format_report(r: dict) -> str:
     lines += [
         f"64x64 costs {r['growth_64x64']}x the 32x16 frame",
         f"latency: {lat['p50']:.2f} ms p50, {lat['p99']:.2f} ms p99 over {_pressed(lat)} at 60 fps",
-        f"start-up: {r['startup_s']:.3f} s to the first frame, {r['rss_mb']} MB RSS",
+        f"start-up: {_startup(r)}",
         f"idle loop: {100 * r['idle_cpu']:.2f} % of a core",
     ]
     w = r["web"]
@@ -294,7 +300,7 @@ def format_report(r: dict) -> str:
         f"{w['page_latency_ms']['p99']:.2f} ms p99 ({w['page_latency_ms']['presses']} presses, loopback)",
         f"  latency: {wl['p50']:.2f} ms p50, {wl['p99']:.2f} ms p99 over {_pressed(wl)}, a phone connected",
         f"  idle: {100 * w['idle_cpu']:.2f} % of a core, a phone connected",
-        f"  start-up: {w['startup_s']:.3f} s to the first frame, {w['rss_mb']} MB RSS",
+        f"  start-up: {_startup(w)}",
         "still screens, the console alone in a process, its CPU over "
         f"{next(iter(r['still_percent_of_a_core'].values()))['seconds']} s (low-high of the repeats):",
     ]

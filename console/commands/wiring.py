@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import subprocess
 import time
 from pathlib import Path
 from typing import Callable
@@ -89,6 +88,8 @@ def gpio_input(config: Config, events: EventQueue, pin_factory=None,
 
 
 def systemctl_poweroff() -> None:
+    import subprocess  # only when powering off: not part of every start
+
     subprocess.run(["systemctl", "poweroff"], check=False)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import socket
 from collections.abc import Mapping
 
 log = logging.getLogger("hues-console")
@@ -37,6 +36,8 @@ class SystemdNotifier:
         """Send one notification; False (and one warning in the log) when it cannot be sent."""
         if not self.address:
             return False
+        import socket  # only under systemd: not part of every start
+
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
                 sock.sendto("\n".join(lines).encode(), self.address)

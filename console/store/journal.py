@@ -23,7 +23,6 @@ import fcntl
 import json
 import logging
 import os
-import secrets
 import stat
 import zlib
 from collections.abc import Iterator
@@ -62,7 +61,7 @@ def console_identity(state_dir: Path) -> str:
             return token
     except OSError:
         pass
-    token = secrets.token_hex(16)
+    token = os.urandom(16).hex()
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fresh = path.with_name("console-id.new")  # renamed over whatever is there (a FIFO would block)
@@ -135,7 +134,7 @@ class Journal:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as error:
             raise JournalError(f"the state directory {self.directory} cannot be made ({error.strerror})") from None
-        self.path = self.directory / f"journal-{secrets.token_hex(8)}.jsonl"
+        self.path = self.directory / f"journal-{os.urandom(8).hex()}.jsonl"
         self._fd = self._open_locked(self.path)
         try:
             fsync_directory(self.directory)  # the new file's name is on disk too, not only its data
