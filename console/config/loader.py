@@ -37,8 +37,10 @@ _TOO_LARGE = f"nested deeper than {MAX_DEPTH} levels or more than {MAX_VALUES} v
 # because composing a large file takes time and memory long before MAX_VALUES is reached.
 MAX_CONFIG_BYTES = 64 * 1024
 
-# libyaml's parser where PyYAML was built with it (its wheels are): the same nodes, with their
-# lines, in a tenth of the time (10 ms of a 0.25 s start here, a tenth of a second on a Pi Zero 2 W).
+# libyaml's parser where PyYAML was built with it (Debian's python3-yaml and the wheels are): the
+# same nodes, with their lines, in a tenth of the time (10 ms of a 0.25 s start here, a tenth of a
+# second on a Pi Zero 2 W). Unlike PyYAML's own it refuses a lone surrogate escape ("\ud800") as
+# it parses: a syntax error on that line rather than a setting's check naming the key.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
