@@ -55,7 +55,7 @@ def test_the_idle_board_plays_the_last_games_reveals_then_breathes_again(config,
     _, final, record = game
     app = console(config, stored(record, final))
     app.start(0.0)
-    assert app.attract is None  # nothing read from the store at start (it may be down, or slow)
+    assert app.pictures.attract is None  # nothing read from the store at start (it may be down, or slow)
     reveals = replay_timeline(record).reveals()
     idle = render(None, app.ui, 1.0)
     app.tick(1.0)
@@ -120,8 +120,8 @@ def test_a_game_finished_on_the_console_becomes_the_attract_loop(config, game):
     app, inputs = scripted(config, parse_script(script.text() + f"wait {ATTRACT_AFTER_S + 1:g}\n"),
                            lambda name, sources: build_app(config, name, sources, rng=random.Random(9)))
     play_script(config, app, inputs)
-    assert app.game == final and app.attract is not None
-    assert app.attract == replay_timeline(record).reveals()
+    assert app.game == final and app.pictures.attract is not None
+    assert app.pictures.attract == replay_timeline(record).reveals()
 
 
 def test_a_stored_game_that_cannot_be_replayed_means_no_attract_loop(config, game, caplog):
@@ -130,13 +130,13 @@ def test_a_stored_game_that_cannot_be_replayed_means_no_attract_loop(config, gam
     app = console(config, store)
     app.start(0.0)
     app.tick(ATTRACT_AFTER_S + 5)  # the record is read when the loop is first due
-    assert app.attract is None and "no attract loop" in caplog.text
+    assert app.pictures.attract is None and "no attract loop" in caplog.text
     assert app.driver.last_frame == render(None, app.ui, ATTRACT_AFTER_S + 5)
 
 
 def test_without_a_store_the_idle_board_only_breathes(config):
     app = console(config, GameStore("memory://"))
     app.start(0.0)
-    assert app.attract is None
+    assert app.pictures.attract is None
     app.tick(ATTRACT_AFTER_S + 5)
     assert app.driver.last_frame == render(None, Ui(since=0.0, brightness=app.ui.brightness), ATTRACT_AFTER_S + 5)

@@ -418,7 +418,7 @@ def outcome(path, no_etc):
         return error.problems
 
 
-@FUZZ
+@settings(FUZZ, max_examples=40)  # each example reads its file twice, PyYAML's own parser ten times slower
 @given(changes=st.lists(st.tuples(st.sampled_from(KEY_PATHS), values), min_size=1, max_size=4))
 def test_libyaml_and_pure_python_read_any_settings_alike(write, no_etc, changes):
     """The console reads with libyaml's parser where PyYAML has it (Debian's does) and with

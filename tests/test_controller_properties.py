@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from console.play import controller
 from console.game import rules
-from console.view.render import describe, render
+from console.view.hints import describe
+from console.view.render import render
 from console.view.ui import Ui
 
 # Weighted like real play: mostly moving and confirming, sometimes backing out or starting over.

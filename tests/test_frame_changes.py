@@ -22,8 +22,9 @@ from console.commands.bench import busy_game, reveal_game
 from console.game import rules
 from console.game.rules import ChooseTarget, Clue, NewGame, Place, SkipClue
 from console.play import controller
-from console.play import app as app_module
-from console.play.app import LOOK_EVERY_S, LOOK_WAITS_S, REEL_MOST, ConsoleApp
+from console.play import pictures as pictures_module
+from console.play.app import LOOK_EVERY_S, LOOK_WAITS_S, ConsoleApp
+from console.play.pictures import REEL_MOST
 from console.play.loop import run_realtime
 from console.store.games import GameStore
 from console.view.moment import Moment, Reel, first_change
@@ -126,7 +127,7 @@ def test_a_reel_drawn_ahead_gives_at_each_time_the_frame_render_gives(presses, g
 def walk(game, ui, start, seconds, step_ms=1):
     """Follow the horizons from `start` for `seconds`, checking against a render every
     millisecond: returns (wake-ups, changes of the sampled frame)."""
-    t, wakes, frame = start, [], render(game, ui, start)
+    t, wakes = start, []
     changes = 0
     sample = start
     while True:
@@ -305,11 +306,11 @@ def test_the_frame_at_a_blink_edge_reaches_the_panel_within_2_ms_and_the_loop_sl
     app.start(clock[0])
     app.put_on(state, Ui(screen="play", cursor=c("D21")), clock[0])
     reels = []
-    app_module.Reel = lambda *args: reels.append(Reel(*args)) or reels[-1]
+    pictures_module.Reel = lambda *args: reels.append(Reel(*args)) or reels[-1]
     try:
         run_realtime(app, 60, clock=lambda: clock[0], start=False)
     finally:
-        app_module.Reel = Reel
+        pictures_module.Reel = Reel
     shown = driver.times
     assert len(reels) <= 5 + len(shown) / REEL_MOST  # drawn ahead in batches, not a render a wake-up
     assert len(shown) > 50

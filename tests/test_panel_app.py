@@ -20,7 +20,8 @@ from console.play.controller import GRACE_S, HOST_MENU_HOLD_S
 from console.play.hold import KEY_REPEAT_GAP_S
 from console.store.games import GameStore
 from console.view.palette import board_colors
-from console.view.render import describe, render
+from console.view.hints import describe
+from console.view.render import render
 from console.view.screens import ink
 from console.view.ui import REVEAL_SCORES_S
 from hal.inputs.events import PRESS, QUIT, RELEASE, EventQueue, InputEvent

@@ -14,7 +14,8 @@ from console.game.rules import NewGame
 from console.play import controller
 from console.play.controller import MOVES, card_step
 from console.view import font
-from console.view.render import describe, render
+from console.view.hints import describe
+from console.view.render import render
 from console.view.screens import WHITE
 from console.view.ui import HANDOFF_ARM_S, PANEL, Ui
 from hal.frame import Frame

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from console.game import rules
 from console.game.board import ALL_CELLS, Cell, distance
 from console.view.palette import PAWN_COLORS, board_colors
-from console.view.render import CanvasError, describe, render
+from console.view.hints import describe
+from console.view.render import CanvasError, render
 from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place, SkipClue
 from console.view.ui import PANEL, REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SCREENS, SetupChoices, Ui
 from tests.gameplay import c, play_round

@@ -89,7 +89,7 @@ def test_the_attract_loop_reads_the_last_game_off_the_loops_thread(redis_server,
     senders = _Senders()
     app = watched_console(tmp_path, redis_server, senders)
     app.start(0.0)
-    tick_until(app, lambda: app.attract is not None, ATTRACT_AFTER_S)
+    tick_until(app, lambda: app.pictures.attract is not None, ATTRACT_AFTER_S)
     app.close()
     assert threading.current_thread().name not in senders.threads
 

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from console.play.app import ConsoleApp
 from console.play.loop import run_realtime
-from console.commands.bench_games import busy_game, percentile, reveal_game, started_app
+from console.commands.bench_games import busy_game, percentile, reveal_game, started_app, whole_game
 from console.commands.bench_startup import startup_figures
 from console.game.board import COLS, ROWS, Cell
 from console.view.render import render
@@ -212,8 +212,6 @@ def run_bench(cpu_quota: float | None = None) -> dict:
 def replay_memory_figures(players: int = 10) -> dict:
     """Peak RSS and CPU of `replay --video` (APNG and WebP) on a whole game's record, each a
     process of its own; the anchor is the same replay without a video."""
-    from console.commands.bench_processes import whole_game
-
     out = {}
     with tempfile.TemporaryDirectory() as directory:
         record = os.path.join(directory, "game.jsonl")

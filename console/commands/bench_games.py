@@ -3,11 +3,13 @@ and those that run the console in a process of its own (`bench_processes`)."""
 
 from __future__ import annotations
 
+import random
 import time
 
 from console.game import rules
 from console.game.board import ALL_CELLS, Cell, distance
-from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
+from console.game.record import action_to_json
+from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Next, Place
 from console.play.app import ConsoleApp
 from console.store.games import GameStore
 from console.view.ui import Ui
@@ -51,3 +53,20 @@ def started_app() -> ConsoleApp:
                      EventQueue(), [], GameStore("memory://"))
     app.start(time.monotonic())
     return app
+
+
+def whole_game(players: int, seed: int = 5) -> list[dict]:
+    """A whole game's record (JSON objects), moves picked at random among the legal ones, a
+    second clue every round: what the attract loop and the video bench play back."""
+    rng = random.Random(seed)
+    actions = [NewGame(players=players, seed=seed, first_giver=0, variant="free")]
+    state = rules.apply(None, actions[0])
+    while not rules.is_terminal(state):
+        legal = rules.legal_actions(state)
+        if state.phase in ("clue2", "round_over"):
+            action = next(a for a in legal if isinstance(a, (Clue, Next)))
+        else:
+            action = rng.choice([a for a in legal if not isinstance(a, rules.TakeBack)] or legal)
+        state = rules.apply(state, action)
+        actions.append(action)
+    return [action_to_json(a) for a in actions]

@@ -98,7 +98,7 @@ def late_frames(shown) -> list[float]:
 
 
 def put_on_screen(app, screen: str, now: float) -> None:
-    from console.commands.bench_games import busy_game, reveal_game
+    from console.commands.bench_games import busy_game, reveal_game, whole_game
     from console.game.board import Cell
     from console.view.timeline import stored_timeline
     from console.view.ui import Ui
@@ -112,34 +112,11 @@ def put_on_screen(app, screen: str, now: float) -> None:
     elif screen == "brightness":
         app.ui = replace(app.ui, screen="brightness")
     elif screen == "attract":  # the idle board after 45 s untouched: the last game's reveals
-        app.attract = stored_timeline(whole_game(4)).reveals()
-        app._attract_due = False
+        app.pictures.attract = stored_timeline(whole_game(4)).reveals()
+        app.pictures.attract_due = False
         app.ui = replace(app.ui, since=now - 45.0)
     elif screen != "idle":
         raise ValueError(f"no bench screen {screen!r}")
-
-
-def whole_game(players: int, seed: int = 5) -> list[dict]:
-    """A whole game's record (JSON objects), moves picked at random among the legal ones, a
-    second clue every round: what the attract loop and the video bench play back."""
-    import random
-
-    from console.game import rules
-    from console.game.record import action_to_json
-    from console.game.rules import Clue, NewGame, Next
-
-    rng = random.Random(seed)
-    actions = [NewGame(players=players, seed=seed, first_giver=0, variant="free")]
-    state = rules.apply(None, actions[0])
-    while not rules.is_terminal(state):
-        legal = rules.legal_actions(state)
-        if state.phase in ("clue2", "round_over"):
-            action = next(a for a in legal if isinstance(a, (Clue, Next)))
-        else:
-            action = rng.choice([a for a in legal if not isinstance(a, rules.TakeBack)] or legal)
-        state = rules.apply(state, action)
-        actions.append(action)
-    return [action_to_json(a) for a in actions]
 
 
 class Child:

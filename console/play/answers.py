@@ -13,7 +13,12 @@ import logging
 from concurrent.futures import Future, wait
 from typing import Any, Callable
 
+from console.game import rules
+from console.game.record import action_from_json
+from console.game.rules import GameState, RuleError
 from console.play.remote import Chore
+from console.store.format import StoreError
+from console.view.timeline import Timeline, stored_timeline
 
 log = logging.getLogger("hues-console")
 
@@ -59,3 +64,37 @@ class StoreAnswers:
                 log.warning("the game store could not answer (%s: %s)", name, error)
                 continue
             handler(future.result())
+
+
+# --- the questions -------------------------------------------------------------------------------
+
+def last_finished(store: Any) -> dict:
+    """The history entry of the last finished game, {} when there is none (a question for the
+    store's thread: it reads Redis)."""
+    return next((g for g in store.history(10) if g.get("status") == "finished"), {})
+
+
+def last_reveals(store: Any) -> Timeline | None:
+    """The last finished game's reveals, for the idle board's attract loop (a question for the
+    store's thread): read when first wanted, not at start or as a game ends. None when there is
+    none, the store cannot give it or its record cannot be replayed (the board then only glints)."""
+    game_id = last_finished(store).get("game_id")
+    if game_id is None:
+        return None
+    try:
+        return stored_timeline(store.export(game_id)).reveals()
+    except (StoreError, RuleError) as exc:
+        log.warning("no attract loop: the last game %s cannot be replayed (%s)", game_id, exc)
+        return None
+
+
+def replay_prefix(record: list[dict]) -> tuple[GameState | None, int, str | None]:
+    """The state the longest replayable prefix of `record` reaches, its length, and why the next
+    action was refused (None: all of it replays)."""
+    game = None
+    for done, obj in enumerate(record):
+        try:
+            game = rules.apply(game, action_from_json(obj))
+        except (RuleError, ValueError) as exc:  # ValueError: a cell like "H²" (int() of a digit)
+            return game, done, f"action {done + 1} of the record: {exc}"
+    return game, len(record), None

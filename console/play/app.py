@@ -19,16 +19,16 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from console.play import controller, secret
-from console.play.answers import StoreAnswers
+from console.play.answers import StoreAnswers, last_finished, replay_prefix
+from console.play.pictures import Pictures
 from console.play.hold import Hold
 from console.play.sd_notify import SystemdNotifier
 from console.game import rules
-from console.game.record import action_from_json, action_to_json
-from console.view.moment import Reel
-from console.view.render import describe, render_timed, shows_secret
+from console.game.record import action_to_json
+from console.view.hints import describe
+from console.view.render import shows_secret
 from console.game.rules import GameState, NewGame, RuleError
-from console.store.format import NotDurableError, StoreError
-from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_timed, stored_timeline
+from console.store.format import NotDurableError, summary_of
 from console.play.remote import Chore, Refusal, RemoteCommand, SeatsHeld, handle_remote
 from console.view.ui import Ui
 from hal.frame import Frame
@@ -40,7 +40,6 @@ log = logging.getLogger("hues-console")
 BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 START_WAIT_S = 0.5  # at start, how long the first frame waits for the store's answers
 LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume
-REEL_MOST = 16  # frames drawn ahead at most (`_draw`): 2.7 s of the guessing screen's blinks
 LOOK_EVERY_S = 1.0
 """However still the screen, the loop looks this often at what others change without telling it:
 the store's writer thread finding Redis gone or back, the journal's disk full, a lease to renew,
@@ -122,9 +121,8 @@ class ConsoleApp:
         self._menu_opened = False  # this Start hold has opened the host menu already
         self._shown = ("", "")  # controller.screen_key of what the panel shows
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
-        self.attract: Timeline | None = None  # the last finished game's reveals, for the idle board
-        self._attract_due = True  # read them when the idle board first wants them
         self.answers = StoreAnswers(store, events)
+        self.pictures = Pictures(self.panel.layout.width, self.panel.layout.height, self.answers)
         self._resume_due = True  # no game offered for resume yet
         self._resume_look_at = 0.0
         self._brightness_at_start = 1.0
@@ -136,7 +134,6 @@ class ConsoleApp:
         # box the first frame's time since boot is logged and kept for `diag`.
         self.notifier = notifier
         self._boot_clock = boot_clock
-        self._drawn: tuple | None = None  # (game, ui, idle since, attract, Reel): what was drawn from what
         self._look_at = -math.inf  # when the next look a second is due (LOOK_EVERY_S)
         self._timers_at = -math.inf  # when the first of the app's own timers is (`_next_tick`)
         self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
@@ -215,7 +212,7 @@ class ConsoleApp:
             record = record[:replayed]
         self.game = game
         if rules.is_terminal(self.game):
-            self.store.finish(self.summary())
+            self.store.finish(summary_of(self.game))
             self.game = None
             return
         self.journal("resumed", record)
@@ -229,10 +226,6 @@ class ConsoleApp:
         busy game): no grace for the presses that follow."""
         self.game, self.ui = game, ui
         self._shown = controller.screen_key(ui, now)
-
-    def _got_reveals(self, reveals: Timeline | None) -> None:
-        if not self._attract_due:  # else a game ended since it was asked: that one's come next
-            self.attract = reveals
 
     # --- one frame ---------------------------------------------------------------------------
 
@@ -248,7 +241,7 @@ class ConsoleApp:
         timers not yet due) only draws: what the rest would do then is nothing (a hold counts,
         a menu falls back to the idle board, a poll is due only at a time `_next_tick` said) or
         waits for the look a second (the store's own chores, a game to resume), as on a still
-        screen. A blinking screen's frames then cost a look-up in those drawn ahead (`_draw`)."""
+        screen. A blinking screen's frames then cost a look-up in those drawn ahead (`Pictures`)."""
         for source in self.sources:
             source.poll(now)
         self._note_change_by_itself(now)
@@ -341,8 +334,8 @@ class ConsoleApp:
         if self.game is not None and rules.is_terminal(self.game) and (
             before_game is None or not rules.is_terminal(before_game)
         ):
-            self.store.finish(self.summary())
-            self.attract, self._attract_due = None, True  # this game's, once the board idles
+            self.store.finish(summary_of(self.game))
+            self.pictures.game_ended()
         if self.ui.brightness != before_ui.brightness:
             self.stage.set_brightness(self.ui.brightness)
             self.store.set_setting("brightness", self.ui.brightness)
@@ -455,43 +448,6 @@ class ConsoleApp:
             due = min(due, self.notifier.next_ping())
         return due
 
-    def _draw(self, now: float) -> tuple[Frame, float]:
-        """The frame at `now` and when it can next change: the attract loop's on a board left
-        alone long enough, else the renderer's. They come from a reel drawn ahead while neither
-        the states nor the attract loop change: one frame after a change, then twice as many
-        each time the states outlast the reel, up to REEL_MOST (a press costs no frames drawn
-        for nothing; a blinking screen is drawn in batches, each frame then looked up)."""
-        layout = self.panel.layout
-        idle_since = max(self.ui.since, self._last_input) if self.ui.screen == "idle" else None
-        drawn, count = self._drawn, 1
-        if (drawn is not None and drawn[0] is self.game and drawn[1] is self.ui and drawn[2] == idle_since
-                and drawn[3] is self.attract):
-            shown = drawn[4].at(now)
-            if shown is not None:
-                return shown
-            count = min(REEL_MOST, 2 * len(drawn[4]))
-        end = math.inf
-        if idle_since is not None and self._attract_due:
-            if now - idle_since >= ATTRACT_AFTER_S:
-                self._attract_due = False
-                self.answers.ask("attract", last_reveals, self._got_reveals)  # its answer wakes the loop
-            else:
-                end = idle_since + ATTRACT_AFTER_S
-        game, ui, attract = self.game, self.ui, self.attract  # a store that answers at once has answered
-
-        def draw(t: float) -> tuple[Frame, float]:
-            frame, until = None, math.inf
-            if idle_since is not None and attract is not None:
-                frame, until = attract_timed(attract, ui, t, idle_since, layout.width, layout.height)
-            if frame is None:
-                frame, drawn_until = render_timed(game, ui, t, layout.width, layout.height)
-                until = min(until, drawn_until)
-            return frame, until
-
-        reel = Reel(draw, now, count, end)
-        self._drawn = (game, ui, idle_since, attract, reel)
-        return reel.pictures[0], reel.untils[0]
-
     def _push(self, now: float) -> float:
         """Draw, show the frame if it changed, tell the web and systemd; returns when the frame
         can next change."""
@@ -501,7 +457,8 @@ class ConsoleApp:
         if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
             self._published = (self.game, self.ui)
             self.publisher.publish_state(self.game, self.ui, now)
-        frame, until = self._draw(now)
+        idle_since = max(self.ui.since, self._last_input) if self.ui.screen == "idle" else None
+        frame, until = self.pictures.at(self.game, self.ui, idle_since, now)
         if self.panel.show(frame, private=shows_secret(self.ui)):  # its limiter level stays its own
             self.stats.frames_pushed += 1
             if self.publisher is not None:
@@ -520,20 +477,7 @@ class ConsoleApp:
                 self._last_hint = text
         return until
 
-    # --- summaries and the end ---------------------------------------------------------------
-
-    def summary(self) -> dict:
-        """What the history keeps of a finished game."""
-        g = self.game
-        return {
-            "players": g.players,
-            "colors": list(g.colors),
-            "scores": list(g.scores),
-            "winners": list(g.winners),
-            "winner_colors": [g.colors[w] for w in g.winners],
-            "rounds": g.round,
-            "variant": g.variant,
-        }
+    # --- the end ------------------------------------------------------------------------------
 
     def close(self, flush_s: float = 2.0) -> None:
         """Clear the panel and flush the store: on exit, SIGTERM, or before powering off. What
@@ -547,35 +491,3 @@ class ConsoleApp:
                 self.store.close()
         if self.powering_off and self.shutdown.poweroff is not None:
             self.shutdown.poweroff()
-
-
-def last_finished(store: Any) -> dict:
-    """The history entry of the last finished game, {} when there is none (a question for the
-    store's thread: it reads Redis)."""
-    return next((g for g in store.history(10) if g.get("status") == "finished"), {})
-
-
-def last_reveals(store: Any) -> Timeline | None:
-    """The last finished game's reveals, for the idle board's attract loop (a question for the
-    store's thread): read when first wanted, not at start or as a game ends. None when there is
-    none, the store cannot give it or its record cannot be replayed (the board then only glints)."""
-    game_id = last_finished(store).get("game_id")
-    if game_id is None:
-        return None
-    try:
-        return stored_timeline(store.export(game_id)).reveals()
-    except (StoreError, RuleError) as exc:
-        log.warning("no attract loop: the last game %s cannot be replayed (%s)", game_id, exc)
-        return None
-
-
-def replay_prefix(record: list[dict]) -> tuple[GameState | None, int, str | None]:
-    """The state the longest replayable prefix of `record` reaches, its length, and why the next
-    action was refused (None: all of it replays)."""
-    game = None
-    for done, obj in enumerate(record):
-        try:
-            game = rules.apply(game, action_from_json(obj))
-        except (RuleError, ValueError) as exc:  # ValueError: a cell like "H²" (int() of a digit)
-            return game, done, f"action {done + 1} of the record: {exc}"
-    return game, len(record), None

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from console.game.rules import DEFAULT_COLOR_NAMES
+from console.game.rules import DEFAULT_COLOR_NAMES, GameState
 
 RECORD_VERSION = 2
 """The record format this console writes: each line is `<chain> <action JSON>`, where the chain is
@@ -287,6 +287,19 @@ def history_entry(game_id: str, meta: dict[str, str], actions: int) -> dict:
     entry.update(game_id=game_id, status=meta.get("status", "?"), actions=actions)
     entry.setdefault("date", format_date(ended))
     return entry
+
+
+def summary_of(game: GameState) -> dict:
+    """What the history keeps of a finished game (`check_summary` reads it back)."""
+    return {
+        "players": game.players,
+        "colors": list(game.colors),
+        "scores": list(game.scores),
+        "winners": list(game.winners),
+        "winner_colors": [game.colors[w] for w in game.winners],
+        "rounds": game.round,
+        "variant": game.variant,
+    }
 
 
 def check_summary(summary: Any) -> None:

@@ -24,7 +24,8 @@ from console.game.record import action_from_json
 from console.game.rules import Action, GameState, Next, Place, Redeal, SkipClue, TakeBack
 from console.view import screens
 from console.view.moment import first_change
-from console.view.render import ROOM_CODE_Y, player_name, player_names, render, render_timed
+from console.view.hints import player_name, player_names
+from console.view.render import ROOM_CODE_Y, render, render_timed
 from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
 from hal.frame import Frame
 

@@ -46,7 +46,8 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.view import font, screens
-from console.view.render import ROOM_CODE_Y, describe, render, shows_secret
+from console.view.hints import describe
+from console.view.render import ROOM_CODE_Y, render, shows_secret
 from console.web.hub import Hub, Snapshot, changed_event
 from console.web.messages import live_view_switch, message_json
 from console.web.pacing import DevicePacers, Pacer, TooFast

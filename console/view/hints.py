@@ -1,0 +1,116 @@
+"""The panel's request in one line of words: what the terminal simulator's status line, the logs
+and the browser's panel page say beside the picture. A pure function of the game and the UI
+state, as the renderer is; the renderer draws, this names."""
+
+from __future__ import annotations
+
+from console.game.rules import GameState, current_player
+from console.view.ui import HOST_ITEMS, Ui
+
+
+def describe(state: GameState | None, ui: Ui) -> str:
+    """What the panel asks for, in words: for the terminal simulator's status line and the logs."""
+    text = _hint(state, ui)
+    if not ui.store_online:
+        text += " [the record store is offline: moves are kept and saved when it is back]"
+    if ui.disk_full:
+        text += " [the disk is full: a move is only taken while the record store can keep it]"
+    return text
+
+
+def player_name(state: GameState, player: int) -> str:
+    """A player as the hints and captions name them: their pawn colour, capitalised."""
+    return state.colors[player].capitalize()
+
+
+def player_names(state: GameState, players: tuple[int, ...]) -> str:
+    """Players named in a sentence: "Red", "Red and Blue", "Red, Blue and Green"."""
+    names = [player_name(state, p) for p in players]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _hint(state: GameState | None, ui: Ui) -> str:
+    screen = ui.screen
+    if screen == "idle":
+        last = f" Last winner: {' and '.join(c.capitalize() for c in ui.last_winners)}." if ui.last_winners else ""
+        return f"Press Start for a new game (B: brightness).{last}"
+    if screen == "brightness":
+        return f"Brightness {round(ui.brightness * 100)}% (up/down changes it, A or B goes back)"
+    if screen == "resume":
+        pick = "resume it" if ui.choice == 0 else "start a new one"
+        return f"An unfinished game is waiting: {pick}? (left/right switches, A confirms)"
+    if screen == "setup":
+        return _setup_hint(ui)
+    if screen == "host":
+        return (f"Host menu: {_HOST_HINTS[ui.menu_item]} (up/down picks, A chooses, B goes back "
+                f"to the game)")
+    if screen == "confirm":
+        return _confirm_hint(ui)
+    giver = player_name(state, state.giver)
+    if screen == "handoff":
+        if ui.giver_on_phone(state):
+            return f"{giver} is choosing the target on their phone: nobody needs to turn away"
+        if ui.armed_at >= 0:  # the first A came (the hint is not redrawn when the wait runs out)
+            return f"{giver}: press A again to see your card (everyone else look away)"
+        return f"Pass the controls to {giver}, everyone else look away (A twice when ready)"
+    if screen == "secret":
+        where = "one of your card's 4 cells" if state.variant == "cards" else "any cell"
+        return f"{giver}: choose the target, {where} (joystick moves, A picks, B hides)"
+    if screen == "play":
+        return _play_hint(state, ui, giver)
+    if screen == "reveal":
+        return f"Round {state.round} scored: the target was {state.target_revealed} (A moves on)"
+    if screen == "tiebreak":
+        return f"Tie between {player_names(state, state.tied)}: a tie-break round (A goes on)"
+    if screen == "game_over":
+        verb = "wins" if len(state.winners) == 1 else "win"
+        best = max(state.scores)
+        return f"{player_names(state, state.winners)} {verb} with {best} points (A or Start to finish)"
+    raise ValueError(f"unknown screen {screen!r}")
+
+
+_HOST_HINTS = ("continue the game", "abandon this game and set up a new one",
+               "the panel's brightness", "power the box off")
+
+
+def _confirm_hint(ui: Ui) -> str:
+    answer = "NO" if ui.choice == 0 else "YES"
+    item = HOST_ITEMS[ui.menu_item]
+    if item == "quit":
+        kept = ("The game is saved: start again to resume it." if ui.store_keeps else
+                "The store memory:// keeps nothing: this game will be lost.")
+        return f"Quit mid-game? {kept} q again or A on YES quits, B goes back ({answer} chosen)"
+    what = "Abandon this game for a new one" if item == "new_game" else "Power the box off"
+    return f"{what}? ({answer} chosen, left/right switches, A confirms, B goes back)"
+
+
+def _setup_hint(ui: Ui) -> str:
+    s = ui.setup
+    keys = "(left/right changes, A next, B back)"
+    if s.item == 0:
+        return f"Set-up: {s.players} players {keys}"
+    if s.item == 1:
+        rule = "targets from a drawn card" if s.variant == "cards" else "any cell can be the target"
+        return f"Set-up: {s.variant} variant, {rule} {keys}"
+    if s.item == 2:
+        first = "a random player" if s.first_giver is None else ui.colors[s.first_giver].capitalize()
+        return f"Set-up: {first} gives the first cue {keys}"
+    return "Set-up: press A to start the game (B back)"
+
+
+def _play_hint(state: GameState, ui: Ui, giver: str) -> str:
+    phase = state.phase
+    placed = ""
+    if ui.pending is not None:
+        placed = f"{player_name(state, ui.pending.player)} placed a pawn on {ui.pending.cell} (B takes it back); "
+        if phase == "round_over":
+            return f"{placed}any other button reveals the target"
+    if phase == "clue1":
+        return f"{giver}: give your first clue, one word, then press A"
+    if phase == "clue2":
+        pick = "CLUE (C)" if ui.choice == 0 else "PASS (P)"
+        return f"{placed}{giver}: give a second clue of up to two words, or pass ({pick} chosen, A confirms)"
+    if phase not in ("guess1", "guess2"):
+        raise ValueError(f"the play screen has nothing to ask for in the {phase} phase")
+    which = "first" if phase == "guess1" else "second"
+    return f"{placed}{player_name(state, current_player(state))}: place your {which} pawn (A places)"
