@@ -202,11 +202,15 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
 
     phones = bench_processes.phone_figures(counts=(2,), taps=5)["2"]
     assert phones["console"]["samples"] == phones["anchor"]["samples"] == 10
-    child = bench_processes.Child("console", "brightness")
-    try:
-        assert 0 <= bench_processes.cpu_share(child, 0.3) < 1
-    finally:
-        child.close()
+    wakes = {}
+    for role in (("console", "brightness"), ("bare",)):
+        child = bench_processes.Child(*role)
+        try:
+            share, wakes[role[0]] = bench_processes.cpu_share(child, 0.5)
+            assert 0 <= share < 1
+        finally:
+            child.close()
+    assert wakes["console"] < 20 < 40 < wakes["bare"]  # a menu sleeps; a 60 Hz loop wakes 60 times a second
     quota = bench_processes.quota_figures(0.5, seconds=1.5, phones=3, taps_per_s=4)
     assert quota["tap_to_every_phone_ms"]["samples"] == 6 * 3 and quota["frames_late_ms"]["frames"] > 0
     video = bench.replay_memory_figures(players=3)

@@ -304,7 +304,9 @@ def format_report(r: dict) -> str:
     ]
     for name, figure in r["still_percent_of_a_core"].items():
         low, high = figure["percent"]
-        lines.append(f"  {name}: {low:.3f}-{high:.3f} % of a core (after {figure['settled_s']:g} s on it)")
+        fewest, most = figure["wakes_per_s"]
+        lines.append(f"  {name}: {low:.3f}-{high:.3f} % of a core, {fewest:g}-{most:g} wake-ups a second "
+                     f"(after {figure['settled_s']:g} s on it)")
     lines.append("a tap to every phone, console and phones in separate processes, beside a minimal "
                  "Starlette broadcast (p50/p99 ms):")
     for n, row in r["phones_in_a_process"].items():

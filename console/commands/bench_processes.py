@@ -71,8 +71,7 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
     def answer() -> None:
         for line in sys.stdin:
             if line.strip() == "cpu":
-                usage = resource.getrusage(resource.RUSAGE_SELF)
-                print(json.dumps({"at": time.monotonic(), "cpu": usage.ru_utime + usage.ru_stime}), flush=True)
+                print(usage_line(), flush=True)
             elif line.strip() == "late":
                 print(json.dumps({"late_ms": late_frames(shown)}), flush=True)
         app.stop()
@@ -151,12 +150,22 @@ class Child:
             self.process.wait()
 
 
-def cpu_share(child: Child, seconds: float, settle_s: float = SETTLE_S) -> float:
+def usage_line() -> str:
+    """In a child: its clock, its CPU so far and how often its threads went to sleep (voluntary
+    context switches: each one a wake-up later), as one JSON line."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return json.dumps({"at": time.monotonic(), "cpu": usage.ru_utime + usage.ru_stime, "sleeps": usage.ru_nvcsw})
+
+
+def cpu_share(child: Child, seconds: float, settle_s: float = SETTLE_S) -> tuple[float, float]:
+    """The child's share of a core over `seconds` once `settle_s` have passed, and its wake-ups
+    a second (the bench's two questions to it wake its answering thread twice)."""
     time.sleep(settle_s)
     a = child.ask("cpu")
     time.sleep(seconds)
     b = child.ask("cpu")
-    return (b["cpu"] - a["cpu"]) / (b["at"] - a["at"])
+    elapsed = b["at"] - a["at"]
+    return (b["cpu"] - a["cpu"]) / elapsed, (b["sleeps"] - a["sleeps"]) / elapsed
 
 
 # --- the still screens -----------------------------------------------------------------------------
@@ -169,8 +178,7 @@ def bare_wait_loop(seconds: float) -> None:
 
     def answer():
         for line in sys.stdin:
-            usage = resource.getrusage(resource.RUSAGE_SELF)
-            print(json.dumps({"at": time.monotonic(), "cpu": usage.ru_utime + usage.ru_stime}), flush=True)
+            print(usage_line(), flush=True)
         stop.set()
 
     threading.Thread(target=answer, daemon=True).start()
@@ -193,17 +201,20 @@ def still_figures(seconds: float = 10.0, repeats: int = 2) -> dict:
          for screen in ("guessing", "idle")]
     out = {}
     for name, screen, args, web in runs:
-        shares, settle_s = [], still_settle_s(screen)
+        shares, wakes, settle_s = [], [], still_settle_s(screen)
         for _ in range(repeats):
             child = Child(*args)
             phone = Phones(child.first, 1, watch=True) if web else None
             try:
-                shares.append(round(100 * cpu_share(child, seconds, settle_s), 3))
+                share, woken = cpu_share(child, seconds, settle_s)
+                shares.append(round(100 * share, 3))
+                wakes.append(round(woken, 1))
             finally:
                 if phone is not None:
                     phone.close()
                 child.close()
-        out[name] = {"percent": [min(shares), max(shares)], "seconds": seconds, "repeats": repeats,
+        out[name] = {"percent": [min(shares), max(shares)], "wakes_per_s": [min(wakes), max(wakes)],
+                     "seconds": seconds, "repeats": repeats,
                      "settled_s": settle_s}
     return out
 
