@@ -210,7 +210,7 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
             assert 0 <= share < 1
         finally:
             child.close()
-    assert wakes["console"] < 20 < 40 < wakes["bare"]  # a menu sleeps; a 60 Hz loop wakes 60 times a second
+    assert wakes["console"] < 20 and wakes["bare"] > 40  # a menu sleeps; a 60 Hz loop wakes 60 times a second
     quota = bench_processes.quota_figures(0.5, seconds=1.5, phones=3, taps_per_s=4)
     assert quota["tap_to_every_phone_ms"]["samples"] == 6 * 3 and quota["frames_late_ms"]["frames"] > 0
     ballast = bytearray(200 * 2**20)  # the bench's own memory is not the replay's: a child's ru_maxrss counts it

@@ -3,6 +3,7 @@ reported as one `FILE:LINE: key.path: message` line."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import os
@@ -12,6 +13,7 @@ import unittest.mock
 
 import pytest
 import yaml
+from yaml.composer import Composer
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -317,11 +319,43 @@ def test_a_missing_or_unreadable_file(tmp_path, no_etc):
     "a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n" + "".join(                  # an alias bomb
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(5)),
     "a: " + "[" * 2000 + "]" * 2000 + "\n",                              # deeper than the parser goes
+    "a: " + "[" * 65_000 + "\n",                                          # as deep as 64 KiB goes
 ])
-def test_documents_that_would_never_end_are_refused(write, no_etc, text):
+@pytest.mark.parametrize("parser", ["libyaml", "PyYAML's own"])
+def test_documents_that_would_never_end_are_refused(write, no_etc, text, parser):
     path = write(text)
-    (line,) = problems(path, no_etc)
+    with unittest.mock.patch.object(config_loader, "_Loader", yaml.SafeLoader) if parser != "libyaml" \
+            else contextlib.nullcontext():
+        (line,) = problems(path, no_etc)
     assert "nested deeper than 16 levels or more than 10000 values" in line
+
+
+def test_nodes_are_composed_in_python_whatever_the_parser():
+    """CSafeLoader composes in C, recursively, and Raspberry Pi OS's libyaml 0.2.5 (unlike this
+    machine's 0.2.6) has no depth limit of its own: a 64 KiB file of `[` crashed the console
+    there (SIGSEGV, found with Debian's python3-yaml). PyYAML's composer stops at Python's
+    recursion limit with a RecursionError, which is one line (the test above)."""
+    assert config_loader._Loader.compose_node is Composer.compose_node
+    assert config_loader._Loader.get_single_node is Composer.get_single_node
+
+
+@pytest.mark.parametrize("parser", ["libyaml", "PyYAML's own"])
+def test_a_tab_indented_line_is_named_as_a_tab(write, no_etc, parser):
+    """A host's editor may indent with tabs; libyaml's message would not name the character."""
+    path = write("display:\n\tfps: 30\n")
+    with unittest.mock.patch.object(config_loader, "_Loader", yaml.SafeLoader) if parser != "libyaml" \
+            else contextlib.nullcontext():
+        (line,) = problems(path, no_etc)
+    assert line == f"{path}:2: YAML syntax error: a tab where YAML wants spaces (indent with spaces only)"
+
+
+@pytest.mark.parametrize("parser", ["libyaml", "PyYAML's own"])
+def test_an_escape_past_the_last_unicode_character_is_a_syntax_error(write, no_etc, parser):
+    path = write('display:\n  fps: "\\U00110000"\n')
+    with unittest.mock.patch.object(config_loader, "_Loader", yaml.SafeLoader) if parser != "libyaml" \
+            else contextlib.nullcontext():
+        (line,) = problems(path, no_etc)
+    assert line.startswith(f"{path}:2: YAML syntax error: "), line
 
 
 def test_config_error_is_the_problem_lines():
@@ -425,7 +459,7 @@ def test_libyaml_and_pure_python_read_any_settings_alike(write, no_etc, changes)
     PyYAML's own otherwise: any settings written out as YAML give the same configuration, or
     the same problems on the same lines, with either. (They part on a lone surrogate escaped in
     a string, which no Unicode text holds: tests/test_fuzz_inputs.py, refused_by_both_parsers.)"""
-    assert config_loader._Loader is yaml.CSafeLoader  # this machine has libyaml: both are compared
+    assert config_loader._Loader is not yaml.SafeLoader  # this machine has libyaml: both are compared
     document = {}
     for path, value in changes:
         document.update(nest(path, value) if path[0] not in document else {})

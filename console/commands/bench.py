@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import random
+import re
 import tempfile
 import statistics
 import subprocess
@@ -240,7 +241,10 @@ def replay_memory_figures(players: int = 10) -> dict:
             child.returncode = os.waitstatus_to_exitcode(status)
             if child.returncode != 0:
                 raise RuntimeError(f"replay {' '.join(extra)} failed ({child.returncode}): {said.strip()[-300:]}")
-            peak_kb = int(said.split("peak_kb=")[-1])
+            peak = re.search(r"^peak_kb=(\d+)$", said, re.M)
+            if peak is None:
+                raise RuntimeError(f"replay {' '.join(extra)} did not say its peak memory: {said.strip()[-300:]}")
+            peak_kb = int(peak.group(1))
             out[name] = {"peak_rss_mb": round(peak_kb / 1024, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2)}
             if extra:
                 out[name]["bytes"] = os.path.getsize(extra[1])

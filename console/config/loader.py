@@ -14,7 +14,10 @@ from pathlib import Path as FilePath
 from typing import Any, Mapping
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
 
 from console.config.files import InputFileError, input_name, read_bounded
 from console.config.schema import (
@@ -37,11 +40,27 @@ _TOO_LARGE = f"nested deeper than {MAX_DEPTH} levels or more than {MAX_VALUES} v
 # because composing a large file takes time and memory long before MAX_VALUES is reached.
 MAX_CONFIG_BYTES = 64 * 1024
 
-# libyaml's parser where PyYAML was built with it (Debian's python3-yaml and the wheels are): the
-# same nodes, with their lines, in a tenth of the time (10 ms of a 0.25 s start here, a tenth of a
-# second on a Pi Zero 2 W). Unlike PyYAML's own it refuses a lone surrogate escape ("\ud800") as
-# it parses: a syntax error on that line rather than a setting's check naming the key.
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if getattr(yaml, "__with_libyaml__", False):
+    from yaml._yaml import CParser
+
+    class _Loader(Composer, CParser, SafeConstructor, Resolver):
+        """libyaml's parser (Debian's python3-yaml and PyPI's wheels have it) under PyYAML's own
+        composer: the same nodes, with their lines, in a twelfth of the time (11 ms of a 0.25 s
+        start here, a tenth of a second on a Pi Zero 2 W). Not CSafeLoader: its composer
+        recurses in C, and Raspberry Pi OS's libyaml 0.2.5 has no depth limit, so a 64 KB file of
+        `[` crashed the process (SIGSEGV) where this composer's RecursionError is one line.
+        libyaml parts from PyYAML's own parser in small ways: it refuses a lone surrogate escape
+        (`"\\ud800"`) as it parses (a syntax error on that line rather than a setting's check naming
+        the key) and it takes a tab before a comment or inside flow brackets, which PyYAML's own
+        refuses."""
+
+        def __init__(self, stream: bytes) -> None:
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+else:
+    _Loader = yaml.SafeLoader
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -113,23 +132,30 @@ class _Document:
             self.parse(text)
 
     def parse(self, text: bytes) -> None:
+        loader = None
         try:
             loader = _Loader(text)
-            try:
-                self._read_root(loader)
-            finally:
-                loader.dispose()
+            self._read_root(loader)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
-            if exc.problem and "maximum nesting depth" in exc.problem:  # libyaml's own limit (1000)
+            if exc.problem and "maximum nesting depth" in exc.problem:  # libyaml's limit, from 0.2.6 on
                 self.problem(mark.line + 1 if mark else None, (), _TOO_LARGE)
                 return
             detail = ", ".join(part for part in (exc.context, exc.problem) if part)
+            if mark is not None and _char_at(text, mark.line, mark.column) == "\t":  # libyaml does not name it
+                detail = "a tab where YAML wants spaces (indent with spaces only)"
             self.problem(mark.line + 1 if mark else None, (), f"YAML syntax error: {detail}")
         except yaml.YAMLError as exc:  # the reader's: not text in a Unicode encoding
             self.problem(None, (), f"not a YAML text file: {str(exc).splitlines()[0]}")
         except (_TooLarge, RecursionError) as exc:
             self.problem(getattr(exc, "line", None), (), _TOO_LARGE)
+        except ValueError:  # PyYAML's own scanner: chr() of an escape past U+10FFFF ("\U00110000")
+            mark = loader.get_mark() if loader is not None and hasattr(loader, "get_mark") else None
+            self.problem(mark.line + 1 if mark else None, (),
+                         "YAML syntax error: an escape names no Unicode character")
+        finally:
+            if loader is not None:
+                loader.dispose()
 
     def _read_root(self, loader: yaml.SafeLoader) -> None:
         root = loader.get_single_node()
@@ -183,6 +209,12 @@ class _Document:
             self.lines[key_path] = (self.name, _line(key_node))
             mapping[key_node.value] = self._build(loader, value_node, key_path, depth + 1)
         return mapping
+
+
+def _char_at(text: bytes, line: int, column: int) -> str:
+    """The character at a parser's mark (0-based line and column), "" where there is none."""
+    lines = text.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[line][column] if line < len(lines) and column < len(lines[line]) else ""
 
 
 class _TooLarge(Exception):
