@@ -314,6 +314,12 @@ def test_a_missing_or_unreadable_file(tmp_path, no_etc):
     assert line.startswith(f"{binary}: not a YAML text file: ")
 
 
+def parsing_with(parser: str):
+    """Read with libyaml (what the console uses here) or with PyYAML's own parser (its fallback)."""
+    return contextlib.nullcontext() if parser == "libyaml" else \
+        unittest.mock.patch.object(config_loader, "_Loader", yaml.SafeLoader)
+
+
 @pytest.mark.parametrize("text", [
     "a: &a [*a]\n",                                                      # an alias inside itself
     "a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n" + "".join(                  # an alias bomb
@@ -324,8 +330,7 @@ def test_a_missing_or_unreadable_file(tmp_path, no_etc):
 @pytest.mark.parametrize("parser", ["libyaml", "PyYAML's own"])
 def test_documents_that_would_never_end_are_refused(write, no_etc, text, parser):
     path = write(text)
-    with unittest.mock.patch.object(config_loader, "_Loader", yaml.SafeLoader) if parser != "libyaml" \
-            else contextlib.nullcontext():
+    with parsing_with(parser):
         (line,) = problems(path, no_etc)
     assert "nested deeper than 16 levels or more than 10000 values" in line
 
@@ -343,8 +348,7 @@ def test_nodes_are_composed_in_python_whatever_the_parser():
 def test_a_tab_indented_line_is_named_as_a_tab(write, no_etc, parser):
     """A host's editor may indent with tabs; libyaml's message would not name the character."""
     path = write("display:\n\tfps: 30\n")
-    with unittest.mock.patch.object(config_loader, "_Loader", yaml.SafeLoader) if parser != "libyaml" \
-            else contextlib.nullcontext():
+    with parsing_with(parser):
         (line,) = problems(path, no_etc)
     assert line == f"{path}:2: YAML syntax error: a tab where YAML wants spaces (indent with spaces only)"
 
@@ -352,8 +356,7 @@ def test_a_tab_indented_line_is_named_as_a_tab(write, no_etc, parser):
 @pytest.mark.parametrize("parser", ["libyaml", "PyYAML's own"])
 def test_an_escape_past_the_last_unicode_character_is_a_syntax_error(write, no_etc, parser):
     path = write('display:\n  fps: "\\U00110000"\n')
-    with unittest.mock.patch.object(config_loader, "_Loader", yaml.SafeLoader) if parser != "libyaml" \
-            else contextlib.nullcontext():
+    with parsing_with(parser):
         (line,) = problems(path, no_etc)
     assert line.startswith(f"{path}:2: YAML syntax error: "), line
 
