@@ -12,6 +12,7 @@ import json
 import math
 import os
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from console.game.rules import DEFAULT_COLOR_NAMES, GameState
@@ -150,8 +151,6 @@ class DecodedRecord:
 
 def format_date(when: float) -> str:
     """The local time with its UTC offset, e.g. `2024-05-01T19:30:12+02:00`."""
-    from datetime import datetime
-
     return datetime.fromtimestamp(when).astimezone().isoformat(timespec="seconds")
 
 
