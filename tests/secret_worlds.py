@@ -127,7 +127,11 @@ class World:
         store = GameStore("memory://", owner=self.name, client=fakeredis.FakeRedis(
             server=self.server, decode_responses=True, encoding_errors=STORED_BYTES))
         stage, driver, events, sources = build_io(config, "sim-headless", lambda events: [])
-        self.app = ConsoleApp(stage, driver, events, sources, store, colors=config.players.colors, rng=self.rng)
+        self.now = now
+        # a phone's request is done in the server's thread as it comes (take_request), at the
+        # time of the world's last tick: time moves only with the ticks
+        self.app = ConsoleApp(stage, driver, events, sources, store, colors=config.players.colors, rng=self.rng,
+                              clock=lambda: self.now)
         self.web = attach_web(config, self.app, limits=UNHURRIED)
         self.app.room_codes = lambda: "ACEF"  # the same code in both worlds (it is not the secret)
         clock = self.web.room.clock = FastClock()
@@ -145,6 +149,7 @@ class World:
         if not self.app.running:
             return False
         version = self.web.hub.snapshot.version
+        self.now = now
         self.app.tick(now)
         self.frames.append((self.stream.frame_message(spectator=True), self.stream.hint_message()))
         return self.web.hub.snapshot.version != version

@@ -13,9 +13,10 @@ from console.play.app import ConsoleApp, Shutdown
 from console.config.loader import load_config
 from console.game.record import action_to_json
 from console.game.rules import ChooseTarget, Clue, NewGame
+from console.play.remote import Chore, RemoteCommand
 from console.store.games import GameStore
 from console.commands.wiring import build_output, gpio_input
-from hal.inputs.events import EventQueue
+from hal.inputs.events import PRESS, EventQueue, InputEvent
 from tests.gameplay import c
 from tests.fakes import FakeClock
 
@@ -208,3 +209,48 @@ def test_sigterm_stops_the_loop_clears_the_panel_and_flushes_the_store(config):
         run_realtime(app, 60)  # returns once the signal has stopped it
     assert not app.running and flushed
     assert driver.shown > 0 and driver.last_leds == bytes(512 * 3) and driver.closed
+
+
+def _guessing_app(config, factory, clock):
+    """An app on a resumed game in guess1, player 1 to guess, a request's time from `clock`."""
+    store = GameStore("memory://")
+    store.start_game(action_to_json(NewGame(4, seed=3, variant="free")))
+    for action in (ChooseTarget(c("H15")), Clue()):
+        store.append(action_to_json(action))
+    app, _ = make_app(config, factory, clock, store)
+    app.clock = clock
+    app.start(clock.now)
+    app.tick(clock.now)
+    app.events.put(InputEvent("a", PRESS, clock.now))  # carry on the stored game
+    app.tick(clock.now)
+    assert app.ui.screen == "play" and app.game.phase == "guess1"
+    return app
+
+
+
+def test_a_request_done_off_the_loop_is_done_at_a_time_no_earlier_than_the_loops_last_tick(config, factory):
+    """`take_request` runs in the web server's thread, on the loop's clock read there, after any
+    input waiting on the queue. A tick that began just before it (its time read before it waited
+    for the lock) runs at the request's time: it never finds a state from its future."""
+    clock = FakeClock(10.0)
+    app = _guessing_app(config, factory, clock)
+    app.tick(20.0)  # the loop's last tick is later than the clock the request reads
+    replies, seen = [], []
+    app.take_request(RemoteCommand(seat=1, verb="cursor", cell=c("C3"), reply=replies.append))
+    assert app.ui.cursor == c("C3") and replies == [None]
+    clock.now = 30.0
+    app.events.put(Chore(lambda store: seen.append(app.ui.cursor)))  # waiting: done before the request
+    app.take_request(RemoteCommand(seat=1, verb="place", cell=c("D4"), reply=replies.append))
+    assert seen == [c("C3")] and app.ui.pending.cell == c("D4") and replies == [None, None]
+    assert app.tick(25.0) >= 30.0  # its time read before the request: it runs at the request's
+
+
+def test_a_request_after_the_console_closed_is_not_done(config, factory):
+    """The console closes its store before its web server stops: a request in between is not done
+    (nor answered: the phone's page is about to lose the connection)."""
+    clock = FakeClock(10.0)
+    app = _guessing_app(config, factory, clock)
+    app.close()
+    replies = []
+    app.take_request(RemoteCommand(seat=1, verb="place", cell=c("C3"), reply=replies.append))
+    assert app.game.pawns == () and app.ui.pending is None and replies == []

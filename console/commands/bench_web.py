@@ -34,7 +34,7 @@ def bench_web_config() -> WebConfig:
 
 def attach_bench_web(app: ConsoleApp) -> WebCompanion:
     """The companion on a free loopback port, publishing the app's states (as `attach_web`)."""
-    web = WebCompanion(bench_web_config(), app.colors, app.events, app.store)
+    web = WebCompanion(bench_web_config(), app.colors, app.events, app.store, take_request=app.take_request)
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code
     app.ui = dataclasses.replace(app.ui, room_code=new_room_code())

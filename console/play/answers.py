@@ -17,7 +17,7 @@ from console.game import rules
 from console.game.record import action_from_json
 from console.game.rules import GameState, RuleError
 from console.play.remote import Chore
-from console.store.format import StoreError
+from console.store.format import StoreError, summary_of
 from console.view.timeline import Timeline, stored_timeline
 
 log = logging.getLogger("hues-console")
@@ -98,3 +98,23 @@ def replay_prefix(record: list[dict]) -> tuple[GameState | None, int, str | None
         except (RuleError, ValueError) as exc:  # ValueError: a cell like "H²" (int() of a digit)
             return game, done, f"action {done + 1} of the record: {exc}"
     return game, len(record), None
+
+
+def resumable(store: Any, found: tuple[str, list[dict]]) -> tuple[GameState, list[dict]] | None:
+    """The store's unfinished game `found` (its id and record) to offer for resume: its state and
+    record as far as the rules replay it, the store kept so (a record refused from its first
+    action is set aside, one refused part-way is cut back there, one that replays to its end is
+    finished). None when nothing is left to offer."""
+    game_id, record = found
+    game, replayed, problem = replay_prefix(record)
+    if game is None:
+        log.warning("the stored game %s cannot be replayed (%s); starting fresh", game_id, problem)
+        store.set_aside(game_id, problem)
+        return None
+    if problem is not None:
+        store.cut_back(replayed, problem)
+        record = record[:replayed]
+    if rules.is_terminal(game):
+        store.finish(summary_of(game))
+        return None
+    return game, record

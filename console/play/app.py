@@ -2,7 +2,8 @@
 each before anything shows it), renders, pushes the frame only if it changed, and says when it
 must tick again: the first moment the frame can change (the renderer says, `render_timed`), a
 timer of its own, or an input, whichever comes first. Between those it sleeps, so a still screen
-costs nothing.
+costs nothing. A phone's request is done as it comes, in the web server's thread, under the
+loop's lock (`take_request`).
 
 Everything with a side effect comes in from outside (clock, driver, inputs, store, power-off),
 so the same loop runs on the Pi, in the terminal simulator, headless on a virtual clock in the
@@ -14,14 +15,15 @@ from __future__ import annotations
 import logging
 import math
 import random
+import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from console.play import controller, secret
-from console.play.answers import StoreAnswers, last_finished, replay_prefix
+from console.play.answers import StoreAnswers, last_finished, resumable
 from console.play.pictures import Pictures
-from console.play.hold import Hold
+from console.play.hold import ConsoleHolds
 from console.play.sd_notify import SystemdNotifier
 from console.game import rules
 from console.game.record import action_to_json
@@ -98,6 +100,7 @@ class ConsoleApp:
         room_codes: Callable[[], str] | None = None,
         notifier: SystemdNotifier | None = None,
         boot_clock: Callable[[], float] = lambda: time.clock_gettime(time.CLOCK_BOOTTIME),
+        clock: Callable[[], float] = time.monotonic,
     ):
         self.panel = Panel(stage, driver)
         self.events = events
@@ -117,8 +120,7 @@ class ConsoleApp:
         self.powering_off = False
         self._last_hint = ""
         self._hinted: tuple = (None, None)
-        self._holds = {"start": Hold(), self.shutdown.button: Hold()}  # one, when they are the same
-        self._menu_opened = False  # this Start hold has opened the host menu already
+        self.holds = ConsoleHolds(self.shutdown.button, self.shutdown.hold_s, controller.HOST_MENU_HOLD_S)
         self._shown = ("", "")  # controller.screen_key of what the panel shows
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
         self.answers = StoreAnswers(store, events)
@@ -137,6 +139,11 @@ class ConsoleApp:
         self._look_at = -math.inf  # when the next look a second is due (LOOK_EVERY_S)
         self._timers_at = -math.inf  # when the first of the app's own timers is (`_next_tick`)
         self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
+        # A phone's request is done in the web server's thread (`take_request`): the loop's state
+        # is the lock holder's, and the time never goes back from one holder to the next.
+        self._lock = threading.Lock()
+        self.clock = clock  # the loop's clock (run_realtime's), for a request done off the loop
+        self._now = -math.inf
 
     @property
     def stage(self) -> OutputStage:
@@ -201,24 +208,14 @@ class ConsoleApp:
         if not self._can_offer():
             return
         self._resume_due = False
-        game_id, record = found
-        game, replayed, problem = replay_prefix(record)
-        if game is None:
-            log.warning("the stored game %s cannot be replayed (%s); starting fresh", game_id, problem)
-            self.store.set_aside(game_id, problem)
+        offered = resumable(self.store, found)
+        if offered is None:
             return
-        if problem is not None:
-            self.store.cut_back(replayed, problem)
-            record = record[:replayed]
-        self.game = game
-        if rules.is_terminal(self.game):
-            self.store.finish(summary_of(self.game))
-            self.game = None
-            return
+        self.game, record = offered
         self.journal("resumed", record)
         self._bindings = bindings
         self.ui = replace(self.ui, screen="resume", choice=0,
-                          secret_holder=secret.restored(game, bindings))  # else nobody's
+                          secret_holder=secret.restored(self.game, bindings))  # else nobody's
         self._keep_bound(self.ui.since)
 
     def put_on(self, game: GameState | None, ui: Ui, now: float) -> None:
@@ -242,6 +239,26 @@ class ConsoleApp:
         a menu falls back to the idle board, a poll is due only at a time `_next_tick` said) or
         waits for the look a second (the store's own chores, a game to resume), as on a still
         screen. A blinking screen's frames then cost a look-up in those drawn ahead (`Pictures`)."""
+        with self._lock:
+            return self._tick(max(now, self._now))
+
+    def take_request(self, command: RemoteCommand) -> None:
+        """A phone's request, in the web server's thread as it arrives: done at once under the
+        loop's lock, after any input waiting before it, and its state published, so the phones
+        hear of a tap without waiting for the loop's thread to wake and draw the panel first (the
+        server wakes the loop once the phones' views are out). A console that is stopping does
+        nothing more: its store may be closed."""
+        with self._lock:
+            if not self.running:
+                return
+            now = self._now = max(self.clock(), self._now)
+            self._note_change_by_itself(now)
+            for event in self.events.drain() + [command]:
+                self._on_event(event, now)
+            self._publish_state(now)
+
+    def _tick(self, now: float) -> float:
+        self._now = now
         for source in self.sources:
             source.poll(now)
         self._note_change_by_itself(now)
@@ -285,9 +302,7 @@ class ConsoleApp:
             if event.kind != RELEASE:
                 self._quit(now)
             return
-        hold = self._holds.get(event.button)
-        if hold is not None:
-            hold.event(event.kind, event.time)
+        self.holds.event(event.button, event.kind, event.time)
         if event.kind == RELEASE:
             return
         self._last_input = now
@@ -409,36 +424,22 @@ class ConsoleApp:
     def _track_holds(self, now: float) -> None:
         """Start held: the host menu after HOST_MENU_HOLD_S (during a game), power-off after
         the shutdown hold (where the box can power off), the red bar counting towards it."""
-        if self.ui.hold_progress == 0 and not self._held():  # nothing held, nothing counting
-            self._menu_opened = False
-            return
-        held = self._holds["start"].seconds(now)
-        if held == 0:
-            self._menu_opened = False
-        elif (held >= controller.HOST_MENU_HOLD_S and not self._menu_opened
-              and controller.host_menu_opens(self.game, self.ui)):
-            self._menu_opened = True
+        opens, progress = self.holds.at(now, lambda: controller.host_menu_opens(self.game, self.ui),
+                                        self.shutdown.poweroff is not None)
+        if opens:
             self._take_step(controller.Step(self.game, controller.open_host_menu(self.ui, now)), now)
-        progress, held = 0.0, self._holds[self.shutdown.button].seconds(now)
-        if held and self.shutdown.poweroff is not None:
-            progress = min(1.0, held / self.shutdown.hold_s)
-            if progress >= 1.0:
-                log.info("shutdown button held: powering off")
-                self.powering_off = True
-                self.running = False
+        if progress >= 1.0:
+            log.info("shutdown button held: powering off")
+            self.powering_off = True
+            self.running = False
         if progress != self.ui.hold_progress:
             self.ui = replace(self.ui, hold_progress=progress)
-
-    def _held(self) -> bool:
-        """Whether a button counts as held (a hold ends in `Hold.seconds`, so this may say so
-        until the next look at it)."""
-        return any(hold.since is not None for hold in self._holds.values())
 
     def _next_tick(self, now: float) -> float:
         """The app's own timers: what it must do at a time even if the frame holds still (on
         time: an auto-repeat, the watchdog's ping), beside the look a second."""
         due = math.inf
-        if self._held():
+        if self.holds.held():
             return now  # a hold counts (the red bar fills, the menu opens): at the frame rate
         for source in self.sources:
             due = min(due, source.next_poll(now))
@@ -454,9 +455,7 @@ class ConsoleApp:
         # The state goes first, before it is even drawn: the phones hear of a tap without waiting
         # for the panel's frame, and the hub pairs each frame with the state published before it
         # (the spectator view hides the secret screen's frames by it).
-        if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
-            self._published = (self.game, self.ui)
-            self.publisher.publish_state(self.game, self.ui, now)
+        self._publish_state(now)
         idle_since = max(self.ui.since, self._last_input) if self.ui.screen == "idle" else None
         frame, until = self.pictures.at(self.game, self.ui, idle_since, now)
         if self.panel.show(frame, private=shows_secret(self.ui)):  # its limiter level stays its own
@@ -477,11 +476,18 @@ class ConsoleApp:
                 self._last_hint = text
         return until
 
+    def _publish_state(self, now: float) -> None:
+        if self.publisher is not None and not (self.game is self._published[0] and self.ui is self._published[1]):
+            self._published = (self.game, self.ui)
+            self.publisher.publish_state(self.game, self.ui, now)
+
     # --- the end ------------------------------------------------------------------------------
 
     def close(self, flush_s: float = 2.0) -> None:
         """Clear the panel and flush the store: on exit, SIGTERM, or before powering off. What
         Redis has not taken by then stays in the journal (the store logs it) for the next start."""
+        with self._lock:  # no phone's request is done from here on (`take_request`)
+            self.running = False
         try:
             self.panel.close()
         finally:

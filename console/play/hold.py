@@ -12,6 +12,7 @@ hold all count through this, so they work from a keyboard as from the box.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from hal.inputs.events import RELEASE
 
@@ -45,3 +46,37 @@ class Hold:
             self.since = None
             return 0.0
         return self.last - self.since  # a terminal: as long as the key repeats came
+
+
+class ConsoleHolds:
+    """The console's two holds: Start, which opens the host menu once per hold after `menu_s`
+    (where a menu may open), and the shutdown button (it may be Start too), whose hold counts
+    towards power-off over `shutdown_s` (where the box can power off: the red bar's progress)."""
+
+    def __init__(self, shutdown_button: str, shutdown_s: float, menu_s: float) -> None:
+        self._holds = {"start": Hold(), shutdown_button: Hold()}  # one, when they are the same
+        self.shutdown_button, self.shutdown_s, self.menu_s = shutdown_button, shutdown_s, menu_s
+        self._menu_opened = False  # this Start hold has opened the host menu already
+
+    def event(self, button: str, kind: str, time: float) -> None:
+        hold = self._holds.get(button)
+        if hold is not None:
+            hold.event(kind, time)
+
+    def held(self) -> bool:
+        """Whether a button counts as held (a hold ends in `Hold.seconds`, so this may say so
+        until the next look at it)."""
+        return any(hold.since is not None for hold in self._holds.values())
+
+    def at(self, now: float, menu_may_open: Callable[[], bool], can_power_off: bool) -> tuple[bool, float]:
+        """Whether the host menu opens now, and the power-off progress from 0 to 1."""
+        if not self.held():
+            self._menu_opened = False
+            return False, 0.0
+        held, opens = self._holds["start"].seconds(now), False
+        if held == 0:
+            self._menu_opened = False
+        elif held >= self.menu_s and not self._menu_opened and menu_may_open():
+            self._menu_opened = opens = True
+        held = self._holds[self.shutdown_button].seconds(now)
+        return opens, min(1.0, held / self.shutdown_s) if held and can_power_off else 0.0

@@ -8,7 +8,7 @@ import time
 from typing import Any, Callable, Iterable, Sequence
 
 from console.config.schema import WebConfig
-from console.play.remote import SeatsHeld
+from console.play.remote import RemoteCommand, SeatsHeld
 from console.web.hub import Hub
 from console.web.phones import PhoneRoom
 from console.web.seat_writer import SeatWriter
@@ -23,12 +23,13 @@ class WebCompanion:
 
     def __init__(self, config: WebConfig, colors: Sequence[str], events: Any, store: Any, *,
                  clock: Callable[[], float] = time.monotonic,
-                 more_routes: Iterable[Callable[[Hub], Sequence]] = (), limits: Limits = LIMITS) -> None:
+                 more_routes: Iterable[Callable[[Hub], Sequence]] = (), limits: Limits = LIMITS,
+                 take_request: Callable[[RemoteCommand], None] | None = None) -> None:
         self.hub = Hub()
         book = SeatBook(len(colors), store.get_setting(SEATS_SETTING, None))
         self.seats = SeatWriter(store)
         self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin, clock,
-                              keep_seats=self.seats.save, limits=limits)
+                              keep_seats=self.seats.save, limits=limits, take_request=take_request)
         events.put(SeatsHeld(book.holders))  # the seats kept from before a restart
         self.asgi = build_web_app([self.room.routes(), *(routes(self.hub) for routes in more_routes)])
         self.server = WebServer(self.asgi, config.address, config.port, limits)
@@ -40,8 +41,9 @@ class WebCompanion:
     def start(self) -> None:
         self.server.start()
 
-    # As one of the app's input sources (phones are input): nothing to poll, since requests come
-    # through the event queue, and closed with the others when the console stops.
+    # As one of the app's input sources (phones are input): nothing to poll, since requests are
+    # done as they come (`take_request`) or come through the event queue, and closed with the
+    # others when the console stops.
     def poll(self, now: float) -> None:
         pass
 

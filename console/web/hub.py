@@ -1,5 +1,7 @@
 """The hand-over point between the app loop (its own thread) and the web server (an asyncio loop
-in another thread): the loop publishes each new state and frame, subscribers are woken.
+in another thread): the loop publishes each new state and frame, subscribers are woken. A
+phone's request is done in the server's thread (`ConsoleApp.take_request`), and the state it
+publishes there wakes that loop's subscribers at once.
 
 Publishing must never slow the panel, so it only stores references to immutable snapshots and
 schedules one wake-up on each server loop that has subscribers (one self-pipe write however many
@@ -89,8 +91,13 @@ class Hub:
             return len(self._subscribers)
 
     def _wake(self, kind: str) -> None:
-        """In the app's thread: one call into each loop with subscribers for `kind` (states or
-        frames), unless one is on its way there already."""
+        """One call into each loop with subscribers for `kind` (states or frames), unless one is
+        on its way there already; a loop published to from its own thread (a phone's request done
+        there) wakes its subscribers at once."""
+        try:
+            here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # the app loop's thread
+            here = None
         schedule = []
         with self._lock:
             for loop, _, states, frames in self._subscribers.values():
@@ -103,6 +110,9 @@ class Hub:
                 else:
                     pending.add(kind)
         for loop in schedule:
+            if loop is here:
+                self._wake_subscribers(loop)
+                continue
             try:
                 loop.call_soon_threadsafe(self._wake_subscribers, loop)
             except RuntimeError:  # that loop is closed: the server is stopping

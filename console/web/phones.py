@@ -72,8 +72,12 @@ class PhoneRoom:
 
     def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "",
                  clock: Callable[[], float] = time.monotonic, *,
-                 keep_seats: Callable[[list], None] | None = None, limits: Limits = LIMITS) -> None:
+                 keep_seats: Callable[[list], None] | None = None, limits: Limits = LIMITS,
+                 take_request: Callable[[RemoteCommand], None] | None = None) -> None:
         self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
+        # The app's `take_request`: a request done in this thread as it comes. None: it goes on
+        # the queue for the loop's thread.
+        self.take_request = take_request
         # `SeatWriter.save` (never the app's thread: see seat_writer); None: seats are not kept
         self.keep_seats = keep_seats or (lambda saved: None)
         self.clock = clock  # paces each phone's messages (see pacing)
@@ -453,10 +457,18 @@ class PhoneConnection:
             options = (fields["players"], fields["variant"], fields["first_giver"])
         elif message.verb == "brightness":
             options = (fields["delta"],)
-        self.room.events.put(RemoteCommand(
+        command = RemoteCommand(
             seat=self.seat, verb=message.verb, cell=fields.get("cell"), options=options,
             host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n),
-            digest=self.digest))
+            digest=self.digest)
+        if self.room.take_request is None:
+            self.room.events.put(command)
+            return
+        # Done here and published: the hub has woken the phones' writers, whose turns come
+        # before this call's. The loop draws the panel's frame after them: woken sooner, its
+        # thread would take the interpreter at the writers' first system call and draw first.
+        self.room.take_request(command)
+        self.loop.call_soon(self.room.events.wake)
 
     def _replier(self, n: int) -> Callable[[Exception | None], None]:
         """Called in the app's thread: a refusal goes back to this phone through its loop."""
