@@ -60,11 +60,12 @@ INTRUDER = "f" * 64  # a phone that took the giver's colour after the round was 
 def messages(game, ui) -> dict:
     """What each phone (by its token's digest; None: the panel stream) is sent in this state,
     as the JSON sent: one in every seat, and an intruder in the giver's."""
-    out = {digest(seat): json.dumps(seat_view(game, ui, seat, digest=digest(seat), taken=(0, 2))) for seat in SEATS}
+    out = {digest(seat): json.dumps(seat_view(game, ui, seat, digest=digest(seat), host=seat == 0, taken=(0, 2)))
+           for seat in SEATS}
     out[INTRUDER] = json.dumps(seat_view(game, ui, game.giver, digest=INTRUDER, taken=(0, 2)))
     out[None] = json.dumps(public_view(game, ui))
     sent = ViewTexts(game, ui)  # what the phones' room sends: the same text, the game encoded once
-    texts = {digest(seat): sent.text(seat, digest=digest(seat), taken=(0, 2)) for seat in SEATS}
+    texts = {digest(seat): sent.text(seat, digest=digest(seat), host=seat == 0, taken=(0, 2)) for seat in SEATS}
     texts[INTRUDER] = sent.text(game.giver, digest=INTRUDER, taken=(0, 2))
     assert {**texts, None: sent.text(None)} == out
     return out

@@ -57,33 +57,44 @@ def seat_view(game: GameState | None, ui: Ui, seat: int | None, *, digest: str |
 
 
 class ViewTexts:
-    """The views of one state as sent, `json.dumps(seat_view(...))` to the byte, with the public
-    game (the same for every seat, and most of each view) encoded once: a tap reached 32 phones
-    with ten distinct views, each encoding the whole game again."""
+    """The views of one state as sent, `json.dumps(seat_view(...))` to the byte, with what is the
+    same for many phones encoded once: the public game (most of each view), the head's fields
+    after seat and host, and the private part, which is the same for every phone but the round's
+    secret holder. A tap reached 32 phones with 32 views, each encoding its head and part again."""
 
     def __init__(self, game: GameState | None, ui: Ui) -> None:
         self.game, self.ui = game, ui
         self._public = json.dumps(None if game is None else _public_game(game, ui))
-        self._texts: dict[tuple, str] = {}
+        self._screen = json.dumps(ui.screen)
+        self._rests: dict[tuple, str] = {}
+        self._yours: dict[tuple[bool, bool], str] = {}
 
     def text(self, seat: int | None, *, digest: str | None = None, host: bool = False,
              taken: tuple[int, ...] = (), open_seats: tuple[int, ...] = (), host_pin: bool = False,
              host_seat: int | None = None) -> str:
         holder = holds_secret(self.ui, digest)
-        key = (seat, holder, host, taken, open_seats, host_pin, host_seat)
-        text = self._texts.get(key)
-        if text is None:
-            head = json.dumps(_view_head(self.ui, seat, host, taken, open_seats, host_pin, host_seat))
-            you = json.dumps(_yours(self.game, self.ui, seat, holder))
-            text = self._texts[key] = f'{head[:-1]}, "game": {self._public}, "you": {you}}}'
-        return text
+        rest_key = (taken, open_seats, host_pin, host_seat)
+        rest = self._rests.get(rest_key)
+        if rest is None:  # '"host_pin": ..., "setup": {...}', json.dumps's own separators
+            rest = self._rests[rest_key] = json.dumps(_head_rest(self.ui, taken, open_seats, host_pin, host_seat))[1:-1]
+        playing = self.game is not None and seat is not None and seat < self.game.players
+        you = self._yours.get((playing, holder))
+        if you is None:
+            you = self._yours[playing, holder] = json.dumps(_yours(self.game, self.ui, seat, holder))
+        return (f'{{"t": "view", "screen": {self._screen}, "seat": {"null" if seat is None else int(seat)}, '
+                f'"host": {"true" if host else "false"}, {rest}, "game": {self._public}, "you": {you}}}')
 
 
 def _view_head(ui: Ui, seat: int | None, host: bool, taken: tuple[int, ...], open_seats: tuple[int, ...],
                host_pin: bool, host_seat: int | None) -> dict:
+    return {"t": "view", "screen": ui.screen, "seat": seat, "host": host,
+            **_head_rest(ui, taken, open_seats, host_pin, host_seat)}
+
+
+def _head_rest(ui: Ui, taken: tuple[int, ...], open_seats: tuple[int, ...], host_pin: bool,
+               host_seat: int | None) -> dict:
     return {
-        "t": "view", "screen": ui.screen, "seat": seat, "host": host, "host_pin": host_pin,
-        "host_seat": host_seat, "colors": list(ui.colors),
+        "host_pin": host_pin, "host_seat": host_seat, "colors": list(ui.colors),
         "taken": list(taken), "open": list(open_seats),
         "setup": {"players": ui.setup.players, "variant": ui.setup.variant,
                   "first_giver": ui.setup.first_giver},
