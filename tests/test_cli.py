@@ -200,8 +200,8 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
     (CI is root, as the box's bench is), the replay's peak memory."""
     from console.commands import bench_processes
 
-    phones = bench_processes.phone_figures(counts=(2,), taps=5)["2"]
-    assert phones["console"]["samples"] == phones["anchor"]["samples"] == 10
+    phones = bench_processes.phone_figures(counts=(2,), taps=6, rounds=2)["2"]
+    assert phones["console"]["samples"] == phones["anchor"]["samples"] == 2 * 3 * 2  # rounds x taps x phones
     wakes = {}
     for role in (("console", "brightness"), ("bare",)):
         child = bench_processes.Child(*role)

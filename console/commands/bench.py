@@ -327,7 +327,7 @@ def format_report(r: dict) -> str:
         lines.append(f"  {name}: {low:.3f}-{high:.3f} % of a core, {fewest:g}-{most:g} wake-ups a second "
                      f"(after {figure['settled_s']:g} s on it)")
     lines.append("a tap to every phone, console and phones in separate processes, beside a minimal "
-                 "Starlette broadcast (p50/p99 ms):")
+                 "Starlette broadcast, the two in turns (p50/p99 ms):")
     for n, row in r["phones_in_a_process"].items():
         c, a = row["console"], row["anchor"]
         lines.append(f"  {n} phones: console {c['p50']:.2f}/{c['p99']:.2f}, anchor {a['p50']:.2f}/{a['p99']:.2f} "
