@@ -9,7 +9,8 @@ import random
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from console.play.app import ConsoleApp, Shutdown
+from console.play.app import ConsoleApp
+from console.play.ports import Shutdown
 from console.config.loader import load_config
 from console.game.record import action_to_json
 from console.game.rules import ChooseTarget, Clue, NewGame
@@ -254,3 +255,56 @@ def test_a_request_after_the_console_closed_is_not_done(config, factory):
     replies = []
     app.take_request(RemoteCommand(seat=1, verb="place", cell=c("C3"), reply=replies.append))
     assert app.game.pawns == () and app.ui.pending is None and replies == []
+
+
+def test_a_request_before_the_start_waits_on_the_queue(config, factory):
+    """Done in the server's thread only once the app has started (the server serves before it):
+    until then the loop's thread does it, as any input."""
+    clock = FakeClock(10.0)
+    app, _ = make_app(config, factory, clock, GameStore("memory://"))
+    app.clock = clock
+    early = RemoteCommand(seat=0, verb="new_game", options=(3, "free", None), host=True)
+    app.take_request(early)
+    assert app.events.drain() == [early] and app.game is None
+
+
+def test_a_request_while_the_journal_fails_waits_on_the_queue(config, factory):
+    """A move is then stored in Redis first, which must hold up no phone: the loop's thread does it."""
+    clock = FakeClock(10.0)
+    app = _guessing_app(config, factory, clock)
+    app.store.journal_ok = False
+    later = RemoteCommand(seat=1, verb="cursor", cell=c("C3"))
+    app.take_request(later)
+    assert app.events.drain() == [later] and app.ui.cursor != c("C3")
+
+
+def test_a_bug_met_in_an_input_before_a_request_is_raised_by_the_loop(config, factory):
+    clock = FakeClock(10.0)
+    app = _guessing_app(config, factory, clock)
+
+    def broken(store):
+        raise ZeroDivisionError("a bug")
+
+    app.events.put(Chore(broken))
+    with pytest.raises(ZeroDivisionError):
+        app.take_request(RemoteCommand(seat=1, verb="cursor", cell=c("C3")))
+    with pytest.raises(ZeroDivisionError):  # as if its own tick had met it: the console stops
+        app.tick(clock.now)
+
+
+def test_a_hold_begun_before_a_request_is_counted_at_the_next_tick(config, factory):
+    """The request leaves the states as they were (refused), but a Start press waiting before it
+    began a hold: the next tick does its chores, and the red bar starts at once."""
+    clock = FakeClock(10.0)
+    store = GameStore("memory://")
+    store.start_game(action_to_json(NewGame(4, seed=3, variant="free")))
+    app, _ = make_app(config, factory, clock, store, poweroff=lambda: None)
+    app.clock = clock
+    app.start(clock.now)
+    for t in (10.0, 10.5, 11.0):
+        app.tick(t)
+    clock.now = 11.1
+    app.events.put(InputEvent("start", PRESS, 11.1))
+    app.take_request(RemoteCommand(seat=9, verb="cursor", cell=c("C3")))
+    app.tick(11.2)
+    assert app.ui.hold_progress > 0

@@ -15,7 +15,8 @@ from console.game import rules
 from console.game.board import ALL_CELLS
 from console.game.record import action_from_json, action_to_json
 from console.game.rules import ChooseTarget, Clue, NewGame, Place
-from console.play.app import ConsoleApp, Shutdown
+from console.play.app import ConsoleApp
+from console.play.ports import Shutdown
 from console.play.controller import GRACE_S, HOST_MENU_HOLD_S
 from console.play.hold import KEY_REPEAT_GAP_S
 from console.store.games import GameStore

@@ -26,7 +26,8 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
-from console.play.app import BOOT_TO_FIRST_FRAME, InputSource
+from console.play.app import BOOT_TO_FIRST_FRAME
+from console.play.ports import InputSource
 from console.commands.common import UsageError, write_output
 from console.config.loader import Config, load_config
 from console.view.font import GLYPH_HEIGHT, draw_text, text_width

@@ -16,7 +16,8 @@ import time
 from typing import TYPE_CHECKING, Callable
 
 from console.game.board import ALL_CELLS
-from console.play.app import ConsoleApp, InputSource
+from console.play.app import ConsoleApp
+from console.play.ports import InputSource
 from console.play.loop import run_realtime, run_virtual
 from console.commands.common import UsageError, read_text, write_output
 from console.config.loader import Config, load_config, one_line

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from console.play.app import ConsoleApp, InputSource, Shutdown
+from console.play.app import ConsoleApp
+from console.play.ports import InputSource, Shutdown
 from console.play.sd_notify import SystemdNotifier
 from console.config.loader import Config
 from console.commands.common import UsageError

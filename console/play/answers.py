@@ -3,8 +3,9 @@ the attract loop's record), answered off the loop's thread.
 
 A read of Redis can wait for seconds (a stalled SD card, a Redis loading its data): asked on the
 loop's thread it froze the panel, and at start it hid the stored game. So each question goes to
-the store's writer thread (`store.later`), and its answer is handed to its handler on the loop's
-thread once it is there: a `Chore` on the event queue wakes the loop for it.
+the store's writer thread (`store.later`), and its answer is handed to its handler with the
+loop's state once it is there: a `Chore` on the event queue, done under the loop's lock (in its
+thread, or in the web server's when a phone's request comes first), wakes the loop for it.
 """
 
 from __future__ import annotations

@@ -18,11 +18,12 @@ import random
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from console.play import controller, secret
 from console.play.answers import StoreAnswers, last_finished, resumable
 from console.play.pictures import Pictures
+from console.play.ports import InputSource, Publisher, Shutdown
 from console.play.hold import ConsoleHolds
 from console.play.sd_notify import SystemdNotifier
 from console.game import rules
@@ -33,7 +34,6 @@ from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import NotDurableError, summary_of
 from console.play.remote import Chore, Refusal, RemoteCommand, SeatsHeld, handle_remote
 from console.view.ui import Ui
-from hal.frame import Frame
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
 from hal.output import OutputStage, Panel
@@ -49,31 +49,6 @@ a game to resume (LOOK_AGAIN_S)."""
 LOOK_WAITS_S = 0.5
 """How long a look may wait for a frame that changes anyway: on a blinking screen it comes with
 one (the guessing screen's beat changes at most half a second apart), not as a wake-up of its own."""
-
-
-class InputSource(Protocol):
-    def poll(self, now: float) -> None: ...
-
-    def next_poll(self, now: float) -> float:
-        """When `poll` must run again even if nothing is put on the queue (an auto-repeat
-        falling due); inf when only the queue can bring anything."""
-
-
-class Publisher(Protocol):
-    """Who hears of each new state and each frame pushed (the web companion's hub)."""
-
-    def publish_state(self, game: GameState | None, ui: Ui, now: float) -> None: ...
-
-    def publish_frame(self, frame: Frame, now: float) -> None: ...
-
-
-@dataclass
-class Shutdown:
-    """Holding `button` for `hold_s` clears the panel, flushes the store and calls `poweroff`."""
-
-    button: str = "start"
-    hold_s: float = 5.0
-    poweroff: Callable[[], None] | None = None  # None: disabled (the simulator)
 
 
 @dataclass
@@ -144,6 +119,8 @@ class ConsoleApp:
         self._lock = threading.Lock()
         self.clock = clock  # the loop's clock (run_realtime's), for a request done off the loop
         self._now = -math.inf
+        self._started = False
+        self._failure: Exception | None = None  # a bug `take_request` met, for the loop to raise
 
     @property
     def stage(self) -> OutputStage:
@@ -159,7 +136,14 @@ class ConsoleApp:
         """Restore the brightness, show the last winners and offer an unfinished game for resume.
         The store is asked off the loop's thread; what it has not answered within START_WAIT_S is
         applied when it comes (the resume screen then appears by itself). A store that keeps
-        nothing is not waited for (it may still be opening: `OpeningStore`)."""
+        nothing is not waited for (it may still be opening: `OpeningStore`). Under the loop's
+        lock: the web server is serving already, and a phone's request waits on the queue until
+        this is done (`take_request`)."""
+        with self._lock:
+            self._start(now)
+            self._started = True
+
+    def _start(self, now: float) -> None:
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
                      colors=self.colors, store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
                      room_code=self.room_codes() if self.room_codes else "")
@@ -221,8 +205,9 @@ class ConsoleApp:
     def put_on(self, game: GameState | None, ui: Ui, now: float) -> None:
         """Show `game` on `ui`'s screen from now, as if a press had opened it (the benchmark's
         busy game): no grace for the presses that follow."""
-        self.game, self.ui = game, ui
-        self._shown = controller.screen_key(ui, now)
+        with self._lock:
+            self.game, self.ui = game, ui
+            self._shown = controller.screen_key(ui, now)
 
     # --- one frame ---------------------------------------------------------------------------
 
@@ -246,18 +231,32 @@ class ConsoleApp:
         """A phone's request, in the web server's thread as it arrives: done at once under the
         loop's lock, after any input waiting before it, and its state published, so the phones
         hear of a tap without waiting for the loop's thread to wake and draw the panel first (the
-        server wakes the loop once the phones' views are out). A console that is stopping does
-        nothing more: its store may be closed."""
+        server wakes the loop once the phones' views are out). Before the app has started, and
+        while the journal cannot be written (a move is then stored in Redis first, which must
+        hold up no phone), it goes on the queue for the loop's thread instead. A console that is
+        stopping does nothing more: its store may be closed. A bug met in an input waiting
+        before the request is the loop's to raise, as if its own tick had met it."""
+        if not (self._started and self.store.journal_ok):
+            self.events.put(command)
+            return
         with self._lock:
             if not self.running:
                 return
             now = self._now = max(self.clock(), self._now)
             self._note_change_by_itself(now)
-            for event in self.events.drain() + [command]:
-                self._on_event(event, now)
+            try:
+                for event in self.events.drain() + [command]:
+                    self._on_event(event, now)
+            except Exception as exc:
+                self._failure = exc
+                self.events.wake()
+                raise
             self._publish_state(now)
+            self._timers_at = -math.inf  # the next tick does its chores (a hold may have begun)
 
     def _tick(self, now: float) -> float:
+        if self._failure is not None:
+            raise self._failure
         self._now = now
         for source in self.sources:
             source.poll(now)

@@ -40,7 +40,7 @@ class OpeningStore:
         self._events.put(Chore(lambda _: self._ask_waiting()))
 
     def _ask_waiting(self) -> None:
-        """On the loop's thread, once made: the questions asked so far, asked of the store."""
+        """Under the loop's lock (a `Chore`), once made: the questions asked so far, asked of the store."""
         waiting, self._waiting = self._waiting, []
         for question, answer in waiting:
             try:

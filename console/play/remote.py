@@ -36,9 +36,10 @@ VERBS = GAME_VERBS + HOST_VERBS
 
 @dataclass(frozen=True)
 class RemoteCommand:
-    """A phone's request on the app loop's queue. `seat` is the pawn colour's index in the
-    configured colours (the player of that index in a game that has that many); `reply` is
-    called in the app's thread with None when it was done, else the refusal."""
+    """A phone's request, done by `ConsoleApp.take_request` (or from the app loop's queue).
+    `seat` is the pawn colour's index in the configured colours (the player of that index in a
+    game that has that many); `reply` is called under the loop's lock with None when it was
+    done, else the refusal."""
 
     seat: int
     verb: str
@@ -51,7 +52,8 @@ class RemoteCommand:
 
 @dataclass(frozen=True)
 class Chore:
-    """Work to be done in the app's thread: `run(store)`."""
+    """Work to be done with the loop's state, under its lock (in the loop's thread, or in the web
+    server's before a phone's request): `run(store)`."""
 
     run: Callable[[Any], None]
 

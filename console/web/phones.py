@@ -471,7 +471,8 @@ class PhoneConnection:
         self.loop.call_soon(self.room.events.wake)
 
     def _replier(self, n: int) -> Callable[[Exception | None], None]:
-        """Called in the app's thread: a refusal goes back to this phone through its loop."""
+        """Called under the app's lock (in its thread or this one): a refusal goes back to this
+        phone through its loop."""
 
         def reply(why: Exception | None) -> None:
             if why is None:
