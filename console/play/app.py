@@ -116,7 +116,7 @@ class ConsoleApp:
         self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
         # A phone's request is done in the web server's thread (`take_request`): the loop's state
         # is the lock holder's, and the time never goes back from one holder to the next.
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered by a Chore that puts a game on (put_on) in a tick
         self.clock = clock  # the loop's clock (run_realtime's), for a request done off the loop
         self._now = -math.inf
         self._started = False
