@@ -75,9 +75,9 @@ class PhoneRoom:
                  keep_seats: Callable[[list], None] | None = None, limits: Limits = LIMITS,
                  take_request: Callable[[RemoteCommand], None] | None = None) -> None:
         self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
-        # The app's `take_request`: a request done in this thread as it comes. None: it goes on
-        # the queue for the loop's thread.
-        self.take_request = take_request
+        # The app's `take_request` (a request done in this thread as it comes); without an app,
+        # the queue's put
+        self.take_request = take_request or events.put
         # `SeatWriter.save` (never the app's thread: see seat_writer); None: seats are not kept
         self.keep_seats = keep_seats or (lambda saved: None)
         self.clock = clock  # paces each phone's messages (see pacing)
@@ -461,9 +461,6 @@ class PhoneConnection:
             seat=self.seat, verb=message.verb, cell=fields.get("cell"), options=options,
             host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n),
             digest=self.digest)
-        if self.room.take_request is None:
-            self.room.events.put(command)
-            return
         # Done here and published: the hub has woken the phones' writers, whose turns come
         # before this call's. The loop draws the panel's frame after them: woken sooner, its
         # thread would take the interpreter at the writers' first system call and draw first.

@@ -65,7 +65,6 @@ class ViewTexts:
     def __init__(self, game: GameState | None, ui: Ui) -> None:
         self.game, self.ui = game, ui
         self._public = json.dumps(None if game is None else _public_game(game, ui))
-        self._screen = json.dumps(ui.screen)
         self._rests: dict[tuple, str] = {}
         self._yours: dict[tuple[bool, bool], str] = {}
 
@@ -81,14 +80,17 @@ class ViewTexts:
         you = self._yours.get((playing, holder))
         if you is None:
             you = self._yours[playing, holder] = json.dumps(_yours(self.game, self.ui, seat, holder))
-        return (f'{{"t": "view", "screen": {self._screen}, "seat": {"null" if seat is None else int(seat)}, '
-                f'"host": {"true" if host else "false"}, {rest}, "game": {self._public}, "you": {you}}}')
+        head = json.dumps(_head_start(self.ui, seat, host))[:-1]
+        return f'{head}, {rest}, "game": {self._public}, "you": {you}}}'
 
 
 def _view_head(ui: Ui, seat: int | None, host: bool, taken: tuple[int, ...], open_seats: tuple[int, ...],
                host_pin: bool, host_seat: int | None) -> dict:
-    return {"t": "view", "screen": ui.screen, "seat": seat, "host": host,
-            **_head_rest(ui, taken, open_seats, host_pin, host_seat)}
+    return {**_head_start(ui, seat, host), **_head_rest(ui, taken, open_seats, host_pin, host_seat)}
+
+
+def _head_start(ui: Ui, seat: int | None, host: bool) -> dict:
+    return {"t": "view", "screen": ui.screen, "seat": seat, "host": host}
 
 
 def _head_rest(ui: Ui, taken: tuple[int, ...], open_seats: tuple[int, ...], host_pin: bool,
