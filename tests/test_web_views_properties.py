@@ -54,17 +54,21 @@ def digest(seat: int) -> str:
     return f"{seat:064x}"
 
 
+# the views last sent, as the phones' room keeps them: one for the states played, one for their twins
+LAST_SENT: dict[bool, ViewTexts | None] = {False: None, True: None}
 INTRUDER = "f" * 64  # a phone that took the giver's colour after the round was dealt
 
 
-def messages(game, ui) -> dict:
+def messages(game, ui, twinned: bool = False) -> dict:
     """What each phone (by its token's digest; None: the panel stream) is sent in this state,
     as the JSON sent: one in every seat, and an intruder in the giver's."""
     out = {digest(seat): json.dumps(seat_view(game, ui, seat, digest=digest(seat), host=seat == 0, taken=(0, 2)))
            for seat in SEATS}
     out[INTRUDER] = json.dumps(seat_view(game, ui, game.giver, digest=INTRUDER, taken=(0, 2)))
     out[None] = json.dumps(public_view(game, ui))
-    sent = ViewTexts(game, ui)  # what the phones' room sends: the same text, the game encoded once
+    # what the phones' room sends: the same text, the game encoded once, and its parts lent by
+    # the views of the state before where that state's are the same
+    sent = LAST_SENT[twinned] = ViewTexts(game, ui, before=LAST_SENT[twinned])
     texts = {digest(seat): sent.text(seat, digest=digest(seat), host=seat == 0, taken=(0, 2)) for seat in SEATS}
     texts[INTRUDER] = sent.text(game.giver, digest=INTRUDER, taken=(0, 2))
     assert {**texts, None: sent.text(None)} == out
@@ -86,7 +90,7 @@ def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
     if game is None:
         return
     other_game, other_ui = twin(game, ui)
-    mine, theirs = messages(game, ui), messages(other_game, other_ui)
+    mine, theirs = messages(game, ui), messages(other_game, other_ui, twinned=True)
     for who in mine:
         if who != ui.secret_holder:
             assert mine[who] == theirs[who], f"{who} sees a secret in {game.phase} on {ui.screen}"
@@ -102,7 +106,7 @@ def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
     if game.phase == "round_over" and ui.pending is not None:  # scored, not yet revealed: the
         other_game = replace(other_game, scores=tuple(s + 1 for s in game.scores),  # points would tell
                              last_round_points=tuple(p + 1 for p in game.last_round_points))
-        mine, theirs = messages(game, ui), messages(other_game, other_ui)
+        mine, theirs = messages(game, ui), messages(other_game, other_ui, twinned=True)
         assert all(mine[who] == theirs[who] for who in mine if who != ui.secret_holder)
 
 
@@ -259,3 +263,23 @@ def test_the_spectator_view_never_shows_the_room_code():
     HUB.publish_state(None, ui, 0.0)
     HUB.publish_frame(scores, 0.0)
     assert STREAM.frame_message(spectator=True) == STREAM.frame_message()
+
+
+def test_views_lend_their_parts_only_to_a_state_with_the_same_inputs():
+    """A phone's view is the same text whether its parts were encoded for it or lent by the
+    views of the state before: each input of those parts changed on its own, the same game."""
+    game = rules.apply(None, rules.NewGame(players=4, seed=3, first_giver=1))
+    game = rules.apply(rules.apply(game, rules.ChooseTarget(game.card_cells[0])), rules.Clue())
+    ui = Ui(screen="play", cursor=Cell(3, 20), secret_holder=digest(1), phones=((1, digest(1)),))
+    changes = [dict(cursor=Cell(4, 21)), dict(screen="reveal"), dict(screen="play"),
+               dict(pending=rules.Pawn(2, Cell(5, 5))), dict(pending=None), dict(secret_holder=None),
+               dict(secret_holder=digest(1)), dict(colors=("blue",) + ui.colors[1:]),
+               dict(setup=replace(ui.setup, players=7, variant="free"))]
+    before = ViewTexts(game, ui)
+    for change in changes:
+        ui = replace(ui, **change)
+        views = ViewTexts(game, ui, before=before)
+        for seat, who in ((1, digest(1)), (2, None), (None, None), (9, None)):
+            assert views.text(seat, digest=who, taken=(1,), open_seats=(0, 2)) == json.dumps(
+                seat_view(game, ui, seat, digest=who, taken=(1,), open_seats=(0, 2))), change
+        before = views

@@ -160,7 +160,7 @@ class PhoneRoom:
         snap, book = self.hub.snapshot, self.book
         built_from, views = self._views
         if built_from is not snap:
-            views = ViewTexts(snap.game, snap.ui)
+            views = ViewTexts(snap.game, snap.ui, before=views)
             self._views = (snap, views)
         if book.digest_of(seat) != digest:  # a token that no longer holds this seat holds nothing
             digest = None
