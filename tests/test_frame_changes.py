@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Callable
 from dataclasses import replace
 
 import pytest
+import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,10 +25,11 @@ from console.game import rules
 from console.game.rules import ChooseTarget, Clue, NewGame, Place, SkipClue
 from console.play import controller
 from console.play import pictures as pictures_module
-from console.play.app import LOOK_EVERY_S, LOOK_WAITS_S, ConsoleApp
+from console.play.app import ConsoleApp
 from console.play.pictures import REEL_MOST
 from console.play.loop import run_realtime
 from console.store.games import GameStore
+from console.store.writer import FIRST_RETRY_S
 from console.view.moment import Moment, Reel, first_change
 from console.view.render import PAWN_LIT, PAWN_S, next_change, render, render_timed
 from console.view.timeline import attract_frame, attract_timed, replay_timeline
@@ -260,15 +263,23 @@ def test_video_frames_are_the_frames_of_every_sample():
 
 class VirtualQueue(EventQueue):
     """The app's queue on a virtual clock: waiting moves the clock to the timeout (no input
-    ever comes), and each tick costs `tick_cost_s` of it, as the CPU would."""
+    ever comes), or to the first of `later`'s (time, what another thread does then), done then:
+    a wake-up it calls ends the wait. Each tick costs `tick_cost_s` of it, as the CPU would."""
 
     def __init__(self, clock: list[float]) -> None:
         super().__init__()
         self.clock = clock
         self.waits = 0
+        self.later: list[tuple[float, Callable[[], None]]] = []
 
     def wait(self, timeout: float) -> bool:
         self.waits += 1
+        self.later.sort(key=lambda item: item[0])
+        if self.later and self.later[0][0] <= self.clock[0] + timeout:
+            at, happen = self.later.pop(0)
+            self.clock[0] = max(self.clock[0], at)
+            happen()
+            return not self._queue.empty()
         self.clock[0] += timeout
         return False
 
@@ -297,6 +308,7 @@ def app_on_a_virtual_clock(tick_cost_s=0.0005):
         return real_tick(now)
 
     app.tick = tick
+    events.later.append((1010.0, app.stop))  # a still screen's loop sleeps until then
     return app, clock, driver
 
 
@@ -318,35 +330,39 @@ def test_the_frame_at_a_blink_edge_reaches_the_panel_within_2_ms_and_the_loop_sl
         edge = first_change(lambda t: render(app.game, app.ui, t), before, old, at)  # when it changed
         assert render(app.game, app.ui, edge) == frame
         assert 0 <= at - edge <= 0.002, (edge, at)
-    assert app.events.waits <= len(shown) + 3  # a wait per change: the looks a second come with frames
+    assert app.events.waits <= len(shown) + 3  # a wait per change
 
 
-def test_a_still_screen_wakes_the_loop_only_to_look_at_the_store():
+def test_a_still_screen_does_not_wake_the_loop():
     app, clock, driver = app_on_a_virtual_clock()
     app.start(clock[0])
     app.ui = replace(app.ui, screen="brightness")
     run_realtime(app, 60, clock=lambda: clock[0], start=False)
     assert len(driver.times) == 1
-    assert app.events.waits <= 10 / LOOK_EVERY_S + 1  # 600 at 60 frames a second
+    assert app.events.waits <= 2  # 600 at 60 frames a second; 10 with a look at the store a second
 
 
 @pytest.mark.parametrize("screen", ["play", "brightness"])
-def test_the_look_a_second_sees_the_store_go_offline_with_a_frame_or_on_its_own(screen):
-    """What the store's thread changes without telling the loop (Redis gone) is seen within a
-    look and its wait for a frame, on a blinking screen and on a still one."""
+def test_the_store_going_offline_and_back_wakes_the_loop_at_once(screen):
+    """What the store's side finds (Redis gone, then back after its back-off) is on the panel
+    at once, on a blinking screen and on a still one: the store wakes the loop for it, and its
+    retry is one of the loop's timers."""
     app, clock, driver = app_on_a_virtual_clock()
     app.start(clock[0])
     app.put_on(busy_game()[0], Ui(screen=screen, cursor=c("D21")), clock[0])
     seen, tick = [], app.tick
 
     def watched(now):
-        if now >= 1004.0:
-            app.store._online = False  # what the writer thread does when Redis stops answering
         due = tick(now)
         seen.append((now, app.ui.store_online))
         return due
 
     app.tick = watched
+    app.events.later.append((1004.0, lambda: app.store._fail(redis.ConnectionError("Redis stopped"))))
     run_realtime(app, 60, clock=lambda: clock[0], start=False)
-    noticed = next(now for now, online in seen if not online)
-    assert noticed <= 1004.0 + LOOK_EVERY_S + LOOK_WAITS_S + 0.01
+    gone = next(now for now, online in seen if not online)
+    back = next(now for now, online in seen if online and now > gone)
+    assert 1004.0 <= gone <= 1004.0 + 0.002
+    assert 1004.0 + FIRST_RETRY_S <= back <= 1004.0 + FIRST_RETRY_S + 0.002
+    if screen == "brightness":
+        assert app.events.waits <= 6  # start, gone, the retry, back and the end

@@ -41,14 +41,7 @@ from hal.output import OutputStage, Panel
 log = logging.getLogger("hues-console")
 BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 START_WAIT_S = 0.5  # at start, how long the first frame waits for the store's answers
-LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume
-LOOK_EVERY_S = 1.0
-"""However still the screen, the loop looks this often at what others change without telling it:
-the store's writer thread finding Redis gone or back, the journal's disk full, a lease to renew,
-a game to resume (LOOK_AGAIN_S)."""
-LOOK_WAITS_S = 0.5
-"""How long a look may wait for a frame that changes anyway: on a blinking screen it comes with
-one (the guessing screen's beat changes at most half a second apart), not as a wake-up of its own."""
+LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume, while one may come
 
 
 @dataclass
@@ -99,6 +92,7 @@ class ConsoleApp:
         self._shown = ("", "")  # controller.screen_key of what the panel shows
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
         self.answers = StoreAnswers(store, events)
+        store.watch(events.wake)  # Redis gone or back, the journal's disk full: the loop looks at once
         self.pictures = Pictures(self.panel.layout.width, self.panel.layout.height, self.answers)
         self._resume_due = True  # no game offered for resume yet
         self._resume_look_at = 0.0
@@ -111,7 +105,6 @@ class ConsoleApp:
         # box the first frame's time since boot is logged and kept for `diag`.
         self.notifier = notifier
         self._boot_clock = boot_clock
-        self._look_at = -math.inf  # when the next look a second is due (LOOK_EVERY_S)
         self._timers_at = -math.inf  # when the first of the app's own timers is (`_next_tick`)
         self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
         # A phone's request is done in the web server's thread (`take_request`): the loop's state
@@ -220,10 +213,10 @@ class ConsoleApp:
         """One round of the loop at `now`; returns when the next must come if no input does.
 
         A tick that only the time brought (no input, the same states as the last full tick, its
-        timers not yet due) only draws: what the rest would do then is nothing (a hold counts,
-        a menu falls back to the idle board, a poll is due only at a time `_next_tick` said) or
-        waits for the look a second (the store's own chores, a game to resume), as on a still
-        screen. A blinking screen's frames then cost a look-up in those drawn ahead (`Pictures`)."""
+        timers not yet due, no news from the store) only draws: what the rest would do then is
+        nothing (a hold counts, a menu falls back to the idle board, a poll or the store's chore
+        is due only at a time `_next_tick` said). A blinking screen's frames then cost a look-up
+        in those drawn ahead (`Pictures`); a still one wakes for nothing."""
         with self._lock:
             return self._tick(max(now, self._now))
 
@@ -262,7 +255,8 @@ class ConsoleApp:
             source.poll(now)
         self._note_change_by_itself(now)
         events = self.events.drain()
-        chores = bool(events) or now >= self._timers_at or now >= self._look_at \
+        store_news = self.ui.store_online != self.store.online or self.ui.disk_full == self.store.journal_ok
+        chores = bool(events) or store_news or now >= self._timers_at \
             or self.ui is not self._after_chores[1] or self.game is not self._after_chores[0]
         if chores:
             ui = self.ui
@@ -280,11 +274,9 @@ class ConsoleApp:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
         until = self._push(now)
         if chores:
-            self._look_at, self._timers_at = now + LOOK_EVERY_S, self._next_tick(now)
+            self._timers_at = self._next_tick(now)
             self._after_chores = (self.game, self.ui)
-        look = self._look_at
-        wake = until if look <= until <= look + LOOK_WAITS_S else min(until, look)  # a look with a frame
-        return min(wake, self._timers_at)
+        return min(until, self._timers_at)
 
     def _on_event(self, event: InputEvent | RemoteCommand | Chore | SeatsHeld, now: float) -> None:
         if isinstance(event, RemoteCommand):
@@ -436,10 +428,13 @@ class ConsoleApp:
 
     def _next_tick(self, now: float) -> float:
         """The app's own timers: what it must do at a time even if the frame holds still (on
-        time: an auto-repeat, the watchdog's ping), beside the look a second."""
-        due = math.inf
+        time: an auto-repeat, the watchdog's ping, the store's own chores, a look for a game to
+        resume while one may come). What others change comes as an event or a wake-up."""
+        due = self.store.next_due()
         if self.holds.held():
             return now  # a hold counts (the red bar fills, the menu opens): at the frame rate
+        if self._resume_due and self._can_offer() and not self.answers.asking("resume"):
+            due = min(due, self._resume_look_at)
         for source in self.sources:
             due = min(due, source.next_poll(now))
         if self.idle_timeout_s and self.ui.screen in controller.IDLE_AFTER_TIMEOUT and self.ui.menu_return is None:

@@ -15,6 +15,7 @@ line at start.
 
 from __future__ import annotations
 
+import math
 import threading
 from concurrent.futures import Future
 from typing import Any, Callable
@@ -30,6 +31,7 @@ class OpeningStore:
         self._events = events
         self._opened: Future = Future()
         self._waiting: list[tuple[Callable[[Any], Any], Future]] = []  # questions asked before it opened
+        self._changed: Callable[[], None] | None = None  # `watch`'s, passed on once it is made
         threading.Thread(target=self._open, args=(make,), name="store-open", daemon=True).start()
 
     def _open(self, make: Callable[[], Any]) -> None:
@@ -41,6 +43,8 @@ class OpeningStore:
 
     def _ask_waiting(self) -> None:
         """Under the loop's lock (a `Chore`), once made: the questions asked so far, asked of the store."""
+        if self._changed is not None and self._made():
+            self.opened.watch(self._changed)
         waiting, self._waiting = self._waiting, []
         for question, answer in waiting:
             try:
@@ -63,16 +67,28 @@ class OpeningStore:
         return answer
 
     def tick(self, now: float) -> None:
-        if self._opened.done() and self._opened.exception() is None:
+        if self._made():
             self.opened.tick(now)
+
+    def next_due(self) -> float:
+        return self.opened.next_due() if self._made() else math.inf
+
+    def watch(self, changed: Callable[[], None]) -> None:
+        """As the store's `watch`, from when it is made (that news itself is the Chore above)."""
+        self._changed = changed
+        if self._made():
+            self.opened.watch(changed)
+
+    def _made(self) -> bool:
+        return self._opened.done() and self._opened.exception() is None
 
     @property
     def online(self) -> bool:
-        return not self._opened.done() or (self._opened.exception() is None and self.opened.online)
+        return not self._opened.done() or (self._made() and self.opened.online)
 
     @property
     def journal_ok(self) -> bool:
-        return not self._opened.done() or (self._opened.exception() is None and self.opened.journal_ok)
+        return not self._opened.done() or (self._made() and self.opened.journal_ok)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.opened, name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import math
 from concurrent.futures import Future
 import os
 import secrets
@@ -122,6 +123,7 @@ class JournalledWriter(LocalCopies):
         self._retry_at: float | None = None  # None: failed outside tick, back off from the next tick
         self._lease_due = 0.0
         self._journal_stale = False  # a journal write failed: rewrite it whole at the next chance
+        self._changed: Callable[[], None] = lambda: None  # see `watch`
         self.journal_ok = self._no_journal is None
         if self._no_journal is not None:
             self._set_journal_ok(False, str(self._no_journal))
@@ -144,6 +146,25 @@ class JournalledWriter(LocalCopies):
     def online(self) -> bool:
         """False while Redis cannot be reached (or refuses writes): actions wait in the journal."""
         return self._online
+
+    def watch(self, changed: Callable[[], None]) -> None:
+        """Call `changed()`, from whichever thread finds it, when `online` or `journal_ok`
+        changes: the app's loop sleeps through a still screen and is woken for it."""
+        self._changed = changed
+
+    def next_due(self) -> float:
+        """When `tick` has work at a time of its own (without a writer thread: a retry after the
+        back-off, the lease to renew); never with one, which does it itself."""
+        if self._writer is not None:
+            return math.inf
+        if not self._online:
+            return -math.inf if self._retry_at is None else self._retry_at
+        return self._lease_due if self._game is not None and not self._backlog else math.inf
+
+    def _set_online(self, online: bool) -> None:
+        changed, self._online = online != self._online, online
+        if changed:
+            self._changed()
 
     @property
     def journal_path(self) -> Path | None:
@@ -222,7 +243,9 @@ class JournalledWriter(LocalCopies):
             log.warning("the journal can be written again")
         elif not ok and self.journal_ok:
             log.warning("%s: moves are kept only while the game store takes them", problem)
-        self.journal_ok = ok
+        changed, self.journal_ok = ok != self.journal_ok, ok
+        if changed:
+            self._changed()
 
     def _kick(self) -> None:
         if self._writer is not None:
@@ -266,7 +289,7 @@ class JournalledWriter(LocalCopies):
                 return False
         if not self._online:
             log.warning("game store %s is reachable again; the backlog is written", self.url)
-        self._online = True
+        self._set_online(True)
         self._retry_delay = 0.0
         return True
 
@@ -323,7 +346,7 @@ class JournalledWriter(LocalCopies):
                 log.warning("game store %s is unreachable (%s); keeping actions in the journal", self.url, error)
         self._retry_delay = FIRST_RETRY_S if self._online else min(self._retry_delay * 2, MAX_RETRY_S)
         self._retry_at = None
-        self._online = False
+        self._set_online(False)
         self._checked = False
 
     def later(self, job: Callable[[Any], Any]) -> Future:
