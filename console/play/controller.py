@@ -327,7 +327,7 @@ def _play(game: GameState, ui: Ui, button: str, t: float) -> Step:
         return Step(game, ui)
     # guess1 / guess2
     if button in MOVES:
-        return Step(game, replace(ui, cursor=_moved(ui.cursor, button), refused=None))
+        return Step(game, ui.with_cursor(_moved(ui.cursor, button)))
     if button == "a":
         if game.occupied(ui.cursor):
             return Step(game, replace(ui, refused=ui.cursor, refused_at=t))

@@ -140,7 +140,7 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
         if game.occupied(cell):
             raise Refusal("occupied", f"{cell} already has a pawn", cell=str(cell))
         _engine(game, Place(cell, seat))
-        ui = replace(ui, cursor=cell, refused=None)
+        ui = ui.with_cursor(cell)
         return controller.press(game, ui, "a", t, rng) if verb == "place" else Step(game, ui)
     if verb == "choose":
         if seat != game.giver:
