@@ -456,3 +456,21 @@ def test_x_forwarded_for_is_not_believed(table):
             answers.append(answer["why"])
     assert answers[:5] == ["that is not the code on the panel"] * 5
     assert answers[5].startswith("too many wrong tries")  # all six from one address: 127.0.0.1
+
+
+@pytest.mark.parametrize("char", ["a", "\u00e9", "\u20ac", "\U0001f600", "\ud800"])
+def test_a_message_is_measured_in_utf_8_bytes_whatever_its_characters(char):
+    """At most MAX_MESSAGE_BYTES as sent (a lone surrogate is sent as one replacement byte):
+    one byte over is refused as too large, the limit itself is not."""
+    size = len(char.encode("utf-8", "replace"))
+    head = '{"t": "join", "n": 1, "code": "'
+    room = MAX_MESSAGE_BYTES - len(head) - 2
+
+    def message(chars: int) -> str:
+        return head + char * chars + "x" * (room - chars * size) + '"}'
+
+    assert len(message(room // size).encode("utf-8", "replace")) == MAX_MESSAGE_BYTES
+    with pytest.raises(MessageError, match="at most 64 characters"):  # not too large: read, then refused
+        parse_message(message(room // size), 0)
+    with pytest.raises(MessageError, match="too large"):
+        parse_message(message(room // size) + " ", 0)

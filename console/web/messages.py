@@ -86,7 +86,8 @@ def parse_message(text: Any, last_n: int) -> Message:
     """The checked message, or MessageError saying what is wrong with it."""
     if not isinstance(text, str):
         raise MessageError("messages are JSON text, not binary")
-    if len(text.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
+    # a character is at most 4 bytes of UTF-8: most messages are not encoded to be measured
+    if len(text) > MAX_MESSAGE_BYTES // 4 and len(text.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
         raise MessageError(f"message too large (at most {MAX_MESSAGE_BYTES} bytes)")
     try:
         data = json_value(text)
@@ -106,14 +107,15 @@ def parse_message(text: Any, last_n: int) -> Message:
     if n <= last_n:
         raise MessageError(f"{verb}: message {n} was already received (replayed or sent twice)")
     expected = FIELDS[verb]
-    extra = sorted(set(data) - set(expected) - {"t", "n"})
+    extra = data.keys() - expected.keys() - _HEAD
     if extra:
-        raise MessageError(f"{verb}: unexpected field {extra[0][:MAX_TEXT]!r}")
+        raise MessageError(f"{verb}: unexpected field {min(extra)[:MAX_TEXT]!r}")
     fields = {name: _field(verb, name, kind, data.get(name, _MISSING)) for name, kind in expected.items()}
     return Message(verb, n, fields)
 
 
 _MISSING = object()
+_HEAD = {"t", "n"}  # the fields of every message
 
 
 def _field(verb: str, name: str, kind: str, value: Any) -> Any:
