@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import logging
@@ -155,7 +156,12 @@ def test_play_on_the_sim_png_driver_takes_the_keys_and_writes_the_picture(isolat
         f"store:\n  url: memory://\ndriver:\n  name: sim-png\n  sim_png:\n    path: {picture}\n    scale: 1\n")
     monkeypatch.setattr(session, "need_terminal", lambda name, command: None)  # the keys are faked
     monkeypatch.setattr(session, "open_keyboard", QuitAfterOneFrame)
-    assert cli.main(["play"]) == 0
+    frozen = gc.get_freeze_count()
+    try:
+        assert cli.main(["play"]) == 0
+        assert gc.get_freeze_count() > frozen  # what the start made is out of later collections
+    finally:
+        gc.unfreeze()  # this test process collects its garbage again
     with Image.open(picture) as image:  # the last picture is the cleared panel, 1 pixel an LED
         assert image.format == "PNG" and image.size == (32, 16)
 
@@ -198,7 +204,7 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
     """A quick run of the process figures (the real bench measures for longer): phones in another
     process beside the anchor, a still screen beside the bare loop, the quota run in a cgroup
     (CI is root, as the box's bench is), the replay's peak memory."""
-    from console.commands import bench_processes
+    from console.commands import bench_budget, bench_processes
 
     phones = bench_processes.phone_figures(counts=(2,), taps=6, rounds=2)["2"]
     assert phones["console"]["samples"] == phones["anchor"]["samples"] == 2 * 3 * 2  # rounds x taps x phones
@@ -211,7 +217,9 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
         finally:
             child.close()
     assert wakes["console"] < 20 and wakes["bare"] > 40  # a menu sleeps; a 60 Hz loop wakes 60 times a second
-    quota = bench_processes.quota_figures(0.5, seconds=1.5, phones=3, taps_per_s=4)
+    collection = bench_budget.collection_figures(asks=2)  # what the start made is frozen in the console's process
+    assert collection["objects_frozen"] > 10_000 and collection["frozen_ms"] < collection["thawed_ms"] / 4
+    quota = bench_budget.quota_figures(0.5, seconds=1.5, phones=3, taps_per_s=4)
     assert quota["tap_to_every_phone_ms"]["samples"] == 6 * 3 and quota["frames_late_ms"]["frames"] > 0
     ballast = bytearray(200 * 2**20)  # the bench's own memory is not the replay's: a child's ru_maxrss counts it
     ballast[::4096] = b"\1" * len(range(0, len(ballast), 4096))

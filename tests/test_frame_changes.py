@@ -342,6 +342,15 @@ def test_a_still_screen_does_not_wake_the_loop():
     assert app.events.waits <= 2  # 600 at 60 frames a second; 10 with a look at the store a second
 
 
+def test_started_is_called_once_when_the_first_frame_is_out():
+    app, clock, driver = app_on_a_virtual_clock()
+    app.start(clock[0])
+    app.put_on(busy_game()[0], Ui(screen="play", cursor=c("D21")), clock[0])  # a frame every beat
+    calls = []
+    run_realtime(app, 60, clock=lambda: clock[0], start=False, started=lambda: calls.append(len(driver.times)))
+    assert calls == [1] and len(driver.times) > 50
+
+
 @pytest.mark.parametrize("screen", ["play", "brightness"])
 def test_the_store_going_offline_and_back_wakes_the_loop_at_once(screen):
     """What the store's side finds (Redis gone, then back after its back-off) is on the panel

@@ -200,13 +200,14 @@ def run_bench(cpu_quota: float | None = None) -> dict:
     results.update(startup_figures())  # (bench_startup: the child imports only the console)
     results["idle_cpu"] = idle_cpu_figure()
     results["web"] = web_figures()
-    from console.commands import bench_processes  # it runs children of its own, which import this
+    from console.commands import bench_budget, bench_processes  # they run children of their own, which import this
 
     results["still_percent_of_a_core"] = bench_processes.still_figures()
+    results["full_collection"] = bench_budget.collection_figures()
     results["phones_in_a_process"] = bench_processes.phone_figures()
     results["replay_video"] = replay_memory_figures()
     if cpu_quota is not None:
-        results["cpu_quota"] = bench_processes.quota_figures(cpu_quota)
+        results["cpu_quota"] = bench_budget.quota_figures(cpu_quota)
     return results
 
 
@@ -326,6 +327,10 @@ def format_report(r: dict) -> str:
         fewest, most = figure["wakes_per_s"]
         lines.append(f"  {name}: {low:.3f}-{high:.3f} % of a core, {fewest:g}-{most:g} wake-ups a second "
                      f"(after {figure['settled_s']:g} s on it)")
+    g = r["full_collection"]
+    lines.append(f"a full garbage collection in the console's process (guessing, a phone connected), median of "
+                 f"{g['asks']}: {g['frozen_ms']} ms with what its start made frozen ({g['objects_frozen']} "
+                 f"objects), {g['thawed_ms']} ms with them thawed")
     lines.append("a tap to every phone, console and phones in separate processes, beside a minimal "
                  "Starlette broadcast, the two in turns (p50/p99 ms):")
     for n, row in r["phones_in_a_process"].items():

@@ -1,6 +1,7 @@
 """The parts of `hues-console bench` that run the console in a process of its own, as on the box:
-the still screens' CPU, phones in another process (N = 1, 10, 32) beside a minimal Starlette
-broadcast, the CPU-quota run (a Pi Zero 2 W's budget) and the replay's peak memory.
+the still screens' CPU and phones in another process (N = 1, 10, 32) beside a minimal Starlette
+broadcast. `bench_budget` runs it in a CPU quota (a Pi Zero 2 W's budget) and times its garbage
+collection.
 
 The measured process is only the console (its loop, its web server); the phones, the anchor
 server and the bench are other processes, so their work is neither counted nor shares its GIL.
@@ -19,7 +20,6 @@ import resource
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import replace
@@ -33,10 +33,11 @@ WAIT_S = 10.0
 
 def serve_console(screen: str, web: bool, notify: str | None) -> None:
     """In the child: the console on `screen`, its loop in this (main) thread; prints its address
-    and room code; then answers `cpu` (this process's CPU and clock) and `late` (how late its
-    time-driven frames reached the panel) on stdin, and stops at the end of stdin."""
+    and room code; then answers `cpu` (this process's CPU and clock), `late` (how late its
+    time-driven frames reached the panel) and `gc` (`collection_times`) on stdin, and stops at
+    the end of stdin."""
     from console.commands.bench_games import started_app
-    from console.play.loop import run_realtime
+    from console.play.loop import freeze_start_up, run_realtime
 
     app = started_app()
     shown: list[tuple[float, object, object, object]] = []
@@ -74,10 +75,12 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
                 print(usage_line(), flush=True)
             elif line.strip() == "late":
                 print(json.dumps({"late_ms": late_frames(shown)}), flush=True)
+            elif line.strip() == "gc":
+                print(json.dumps(collection_times()), flush=True)
         app.stop()
 
     threading.Thread(target=answer, daemon=True).start()
-    run_realtime(app, 60, start=False)
+    run_realtime(app, 60, start=False, started=freeze_start_up)  # as the console's own process
     os._exit(0)
 
 
@@ -166,6 +169,23 @@ def cpu_share(child: Child, seconds: float, settle_s: float = SETTLE_S) -> tuple
     b = child.ask("cpu")
     elapsed = b["at"] - a["at"]
     return (b["cpu"] - a["cpu"]) / elapsed, (b["sleeps"] - a["sleeps"]) / elapsed
+
+
+def collection_times() -> dict:
+    """In a child: a full garbage collection's time as the console runs, what its start made
+    frozen (`loop.freeze_start_up`), and the same with that thawed (the anchor), then frozen again."""
+    import gc
+
+    def collection_ms() -> float:
+        begin = time.perf_counter()
+        gc.collect()
+        return round((time.perf_counter() - begin) * 1000, 2)
+
+    frozen, kept = collection_ms(), gc.get_freeze_count()
+    gc.unfreeze()
+    thawed = collection_ms()
+    gc.freeze()
+    return {"frozen_ms": frozen, "thawed_ms": thawed, "objects_frozen": kept}
 
 
 # --- the still screens -----------------------------------------------------------------------------
@@ -418,87 +438,6 @@ def phone_figures(counts=(1, 10, 32), taps: int = 100, rounds: int = 4) -> dict:
         row["p50_ratio"] = round(row["console"]["p50"] / row["anchor"]["p50"], 2)
         out[str(n)] = row
     return out
-
-
-# --- a Pi Zero 2 W's budget: a CPU quota -----------------------------------------------------------
-
-
-def quota_figures(quota: float, seconds: float = 20.0, phones: int = 10, taps_per_s: float = 10.0) -> dict:
-    """The console in a cgroup with `quota` of one core (v2 cpu.max where mounted, else v1
-    cpu.cfs_quota_us), `phones` phones each tapping `taps_per_s` (the guesser's taps move the
-    cursor, the others' are refused): frames late, taps to every phone, watchdog pings."""
-    from console.commands.bench_games import percentile
-
-    group = _cpu_group(quota)
-    with tempfile.TemporaryDirectory() as directory:
-        address = os.path.join(directory, "notify")
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        listener.bind(address)
-        pings: list[float] = []
-
-        def listen():
-            while True:
-                try:
-                    data = listener.recv(4096)
-                except OSError:
-                    return
-                if b"WATCHDOG=1" in data:
-                    pings.append(time.monotonic())
-
-        threading.Thread(target=listen, daemon=True).start()
-        server = Child("console", "guessing", "--web", "--notify", address, preexec=group.enter)
-        try:
-            taps = int(seconds * taps_per_s)
-            client = Phones(server.first, phones, taps=taps, every_s=1 / taps_per_s, others_tap=True)
-            latencies = client.read()["latencies_ms"]
-            client.close()
-            late = server.ask("late")["late_ms"]
-        finally:
-            server.close()
-            listener.close()
-            group.remove()
-    gaps = [b - a for a, b in zip(pings, pings[1:])]
-    return {
-        "quota": quota, "cgroup": group.kind, "seconds": seconds, "phones": phones, "taps_per_s_each": taps_per_s,
-        "frames_late_ms": {"p50": round(percentile(late, 50), 2), "p99": round(percentile(late, 99), 2),
-                           "frames": len(late)},
-        "tap_to_every_phone_ms": {"p50": round(percentile(latencies, 50), 2),
-                                  "p99": round(percentile(latencies, 99), 2), "samples": len(latencies)},
-        "watchdog": {"pings": len(pings), "longest_gap_s": round(max(gaps, default=0.0), 2),
-                     "missed": sum(gap > 2.0 for gap in gaps)},
-    }
-
-
-class _CpuGroup:
-    def __init__(self, path: str, kind: str) -> None:
-        self.path, self.kind = path, kind
-
-    def enter(self) -> None:  # in the child, before it runs Python
-        with open(os.path.join(self.path, "cgroup.procs"), "w") as procs:
-            procs.write(str(os.getpid()))
-
-    def remove(self) -> None:
-        try:
-            os.rmdir(self.path)
-        except OSError:
-            pass
-
-
-def _cpu_group(quota: float) -> _CpuGroup:
-    period = 100_000
-    name = f"hues-bench-{os.getpid()}"
-    if os.path.exists("/sys/fs/cgroup/cgroup.controllers"):  # cgroup v2 at the root
-        path = os.path.join("/sys/fs/cgroup", name)
-        os.mkdir(path)
-        with open(os.path.join(path, "cpu.max"), "w") as limit:
-            limit.write(f"{round(quota * period)} {period}")
-        return _CpuGroup(path, "v2 cpu.max")
-    path = os.path.join("/sys/fs/cgroup/cpu", name)
-    os.mkdir(path)
-    for key, value in (("cpu.cfs_period_us", period), ("cpu.cfs_quota_us", round(quota * period))):
-        with open(os.path.join(path, key), "w") as setting:
-            setting.write(str(value))
-    return _CpuGroup(path, "v1 cpu.cfs_quota_us")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 from console.game.board import ALL_CELLS
 from console.play.app import ConsoleApp
 from console.play.ports import InputSource
-from console.play.loop import run_realtime, run_virtual
+from console.play.loop import freeze_start_up, run_realtime, run_virtual
 from console.commands.common import UsageError, read_text, write_output
 from console.config.loader import Config, load_config, one_line
 from console.play.controller import screen_for
@@ -110,7 +110,7 @@ def run_interactive(config: Config, name: str, build: Callable) -> int:
     except (DriverError, InputConfigError) as exc:
         raise UsageError(str(exc)) from None
     with closing_app(app, interrupt_is_quit=name in SIMULATORS), terminal_messages(app.driver):
-        run_realtime(app, config.display.fps)
+        run_realtime(app, config.display.fps, started=freeze_start_up)
     return 0
 
 
