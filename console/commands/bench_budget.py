@@ -14,6 +14,7 @@ import time
 
 from console.commands.bench_processes import SETTLE_S, Child, Phones
 
+
 def quota_figures(quota: float, seconds: float = 20.0, phones: int = 10, taps_per_s: float = 10.0) -> dict:
     """The console in a cgroup with `quota` of one core (v2 cpu.max where mounted, else v1
     cpu.cfs_quota_us), `phones` phones each tapping `taps_per_s` (the guesser's taps move the

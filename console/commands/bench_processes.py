@@ -372,8 +372,10 @@ def _anchor_view() -> tuple[str, str]:
     from console.web.views import ViewTexts
 
     state, ui = busy_game()
-    text = ViewTexts(state, ui).text(1)
-    start, end = text.split(json.dumps(str(ui.cursor)), 1)
+    text, cursor = ViewTexts(state, ui).text(1), json.dumps(str(ui.cursor))
+    if text.count(cursor) != 1:  # a pawn's cell named like it would be taken for it
+        raise ValueError(f"the busy game's view names {cursor} {text.count(cursor)} times, not once")
+    start, _, end = text.partition(cursor)
     return start, end
 
 

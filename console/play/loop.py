@@ -47,10 +47,11 @@ def freeze_start_up() -> None:
     """Leave what the start made out of every later garbage collection: collect once, then
     freeze what is left (`gc.freeze`). Python's full collection walks every object it tracks,
     and a started console tracks some 53,000 made once (modules, the configuration, the
-    palette, the caches, the web companion): a full collection took 32-39 ms here with them,
-    0.01 ms frozen. On a Pi Zero 2 W that is a third of a second of a stalled panel and late
-    taps whenever a collection comes round. For the console's own process only: a test process
-    freezing its objects would never collect the garbage cycles its later tests leave."""
+    palette, the caches, the web companion): a full collection took 10-39 ms here with them,
+    0.01 ms frozen (`hues-console bench`). On a Pi Zero 2 W that is a third of a second of a
+    stalled panel and late taps whenever a collection comes round. For the console's own
+    process only: a test process freezing its objects would never collect the garbage cycles
+    its later tests leave."""
     gc.collect()
     gc.freeze()
 
