@@ -122,8 +122,8 @@ def test_the_panels_cursor_shows_whose_turn_it_is():
 
 
 def test_a_cursor_cannot_be_taken_for_a_pawn():
-    """A pawn never shows its cell's colour; a cursor shows it half of every period and flickers
-    (changes every 0.1 s) in the other half, faster than any pawn blinks."""
+    """A pawn never shows its cell's colour; a cursor shows it while the pawns are lit and
+    flickers (changes every 0.13 s) while they are dark, faster than any pawn blinks."""
     base = ten_players()
     for player, color in enumerate(COLORS):
         pawn_state = replace(base, pawns=tuple(Pawn(player, x) for x in ALL_CELLS))
@@ -140,14 +140,16 @@ def test_a_cursor_cannot_be_taken_for_a_pawn():
             assert sum(a != b for a, b in zip(pawn_seen, pawn_seen[1:])) == 1  # lit, then dark
 
 
-def test_a_taken_cell_flickers_the_cursor_red_without_touching_the_neighbours():
+@pytest.mark.parametrize("refused_at", [10.0, 10.3, 10.65, 10.9])  # in the cursor's look and in its flicker
+def test_a_taken_cell_flickers_the_cursor_red_at_once_without_touching_the_neighbours(refused_at):
     state = rules.apply(rules.apply(rules.apply(None, rules.NewGame(4, variant="free")), ChooseTarget(c("A1"))), Clue())
     state = rules.apply(state, Place(c("H15")))
-    ui = Ui(screen="play", cursor=c("H15"), refused=c("H15"), refused_at=10.0)
-    during = [render(state, ui, 10.0 + REFUSED_S * i / 20) for i in range(20)]
-    assert (255, 0, 0) in {at(f, c("H15")) for f in during}
+    ui = Ui(screen="play", cursor=c("H15"), refused=c("H15"), refused_at=refused_at)
+    during = [render(state, ui, refused_at + REFUSED_S * i / 20) for i in range(20)]
+    assert at(during[0], c("H15")) == (255, 0, 0)  # the press is answered on its own frame
+    assert len({at(f, c("H15")) for f in during}) == 2  # red, then the contrast, ...
     assert all(at(f, n) == BOARD[n.index] for f in during for n in neighbours(c("H15")))
-    after = {at(render(state, ui, 10.0 + REFUSED_S + CURSOR_S * (i + 1) / 20), c("H15")) for i in range(20)}  # (10.0 + 0.6 is not yet past 10.6)
+    after = {at(render(state, ui, refused_at + REFUSED_S + CURSOR_S * (i + 1) / 20), c("H15")) for i in range(20)}
     assert (255, 0, 0) not in after
 
 

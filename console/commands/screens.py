@@ -74,11 +74,11 @@ def scenes() -> Iterator[Scene]:
     yield "handoff", "hand-off: the panel says look away; A twice opens the secret choice", lambda: render(
         game, Ui(screen="handoff"), 0.3)
     yield "secret", "the secret choice: the card's four colours on a dimmed board", lambda: render(
-        game, Ui(screen="secret", card_choice=1, secret_holder=PANEL), 0.65)
+        game, Ui(screen="secret", card_choice=1, secret_holder=PANEL), 0.75)
     yield "guessing", "guessing: pawns, the cursor in the guesser's colour, the loupe", lambda: render(
         guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.45)
     yield "guessing-blink", "the same a moment later: pawns dark, the cursor's contrast phase", lambda: render(
-        guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.65)
+        guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.8)
     yield "second-clue", "the second clue: C (clue) or P (pass) in the status columns", lambda: render(
         second, Ui(screen="play"), 0.2)
     yield "reveal", "the reveal: the scoring frame flashes around the target", lambda: render(

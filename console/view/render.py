@@ -13,15 +13,16 @@ own cell, and everything else the table needs is in the status columns.
   differs from every cell by far more than any two pawn colours are close, so a pawn shows on
   every cell; its lit phase is its player's colour. The black seat cannot be lit: its pawn, text
   and swatches are grey (`screens.ink`), swatches checkered.
-- A cursor keeps its cell's own look (colour or pawn) for the first half of each CURSOR_S period
-  and flickers in the second, every FLICKER_S: its player's colour, then white or dark
-  (whichever stands out from that cell, the other if that is the player's colour), five times.
-  The flicker tells it from a pawn, the colour says whose it is. Its eight neighbours are never
-  touched.
+- A cursor keeps its cell's own look (colour or pawn) while the pawns are lit (CURSOR_LOOK of
+  each CURSOR_S period) and flickers while they are dark, FLICKERS steps: its player's colour,
+  then white or dark (whichever stands out from that cell, the other if that is the player's
+  colour), then its colour again. The flicker tells it from a pawn, the colour says whose it
+  is. Its eight neighbours are never touched.
 - Pawns, cursors and the acting player's swatch keep one beat (a period of one second, the
-  pawns' dark phase and the swatch's at the same moments, the cursor's flicker inside the
-  second half): the panel changes 6 times a second while guessing, not 7 to 8 on three
-  rhythms, and the loop sleeps in between. A refused cell (taken) flickers red instead for REFUSED_S.
+  pawns' dark phase, the swatch's and the cursor's flicker starting at the same moment): the
+  panel changes 4 times a second while guessing, not 7 to 8 on three rhythms, and the loop
+  sleeps in between (each wake-up is a render, the output stage and a driver call). A cursor
+  on a refused cell (taken) flickers red instead for REFUSED_S, from the moment of the press.
   Several cursors may be drawn (phone players', `Ui.remote_cursors`).
 
 The board takes columns 0-29 and rows 0-15 (cell (row, col) at x = col, y = row); larger
@@ -65,7 +66,7 @@ from console.view.ui import PANEL, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
-CURSOR_S, FLICKER_S = PAWN_S, 0.1  # a cursor: its cell's look for 0.5 s, then 5 flickers of 0.1 s
+CURSOR_S, CURSOR_LOOK, FLICKERS = PAWN_S, PAWN_LIT, 3  # a cursor: its cell's look for 0.6 s, then 3 flickers of 0.13 s
 ACT_HZ = 1 / PAWN_S  # the acting player's swatch in the status columns, in step with the pawns
 CARD_HZ = 2.0  # the card's cells on the secret screen
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
@@ -207,28 +208,38 @@ def _cursor_contrast() -> tuple[bytes, ...]:
     return tuple(_BLACK if srgb_to_oklab(rgb)[0] >= LIGHT_CELL else _WHITE for rgb in board_colors())
 
 
-_FLICKERS = round(CURSOR_S / FLICKER_S)  # flicker steps a period (the first half of them: the look)
+_FLICKER = (1.0 - CURSOR_LOOK) / FLICKERS  # one flicker step, as a share of the period
 
 
 def cursor_mark(t: float) -> int:
     """0 while a cursor shows its cell's own look, 1 for its colour, 2 for the contrast."""
     phase = (t / CURSOR_S) % 1.0
-    if phase < 0.5:
+    if phase < CURSOR_LOOK:
         return 0
-    return 1 + int((phase - 0.5) * _FLICKERS) % 2
+    return 1 + min(int((phase - CURSOR_LOOK) / _FLICKER), FLICKERS - 1) % 2
 
 
 def _cursor_mark(at: Moment) -> int:
-    """`cursor_mark` at `at`: its look changes at half the period, then every flicker."""
+    """`cursor_mark` at `at`: its look ends at CURSOR_LOOK of the period, then each flicker."""
     phase = (at.t / CURSOR_S) % 1.0
-    step = 0.5 if phase < 0.5 else (math.floor(phase * _FLICKERS) + 1) / _FLICKERS
+    if phase < CURSOR_LOOK:
+        step = CURSOR_LOOK
+    else:
+        step = min(CURSOR_LOOK + (math.floor((phase - CURSOR_LOOK) / _FLICKER) + 1) * _FLICKER, 1.0)
     return at.holds(cursor_mark, at.t + (step - phase) * CURSOR_S)
 
 
+def _refused_mark(at: Moment, since: float) -> int:
+    """A refused cursor's mark: its colour (red) at once, then the contrast, and so on, each a
+    flicker step from `since`, not waiting for the beat."""
+    step_s = _FLICKER * CURSOR_S
+    return 1 + at.whole(lambda t: (t - since) / step_s, 1 / step_s) % 2
+
+
 def _draw_cursor(pixels: bytearray, width: int, player_color: str, cell: Cell, at: Moment,
-                 refused: bool = False) -> None:
+                 refused: bool = False, refused_at: float = 0.0) -> None:
     """One cursor, `player_color`'s, on its own cell only (see the module docstring)."""
-    mark = _cursor_mark(at)
+    mark = _refused_mark(at, refused_at) if refused else _cursor_mark(at)
     if mark == 0:
         return
     i = (cell.row * width + cell.col) * 3
@@ -246,7 +257,7 @@ def _draw_cursors(pixels: bytearray, width: int, ui: Ui, at: Moment, own_color: 
         _draw_cursor(pixels, width, cursor.color, cursor.cell, at)
     if own_color is not None:
         refused = ui.refused == ui.cursor and at.within(ui.refused_at, REFUSED_S)
-        _draw_cursor(pixels, width, own_color, ui.cursor, at, refused)
+        _draw_cursor(pixels, width, own_color, ui.cursor, at, refused, ui.refused_at)
 
 
 def _contrast(rgb: bytes) -> bytes:
