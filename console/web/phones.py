@@ -23,6 +23,7 @@ its seat with, never for the seat alone.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 import hmac
 import json
 import logging
@@ -222,7 +223,8 @@ class PhoneConnection:
     def __init__(self, room: PhoneRoom, websocket: WebSocket) -> None:
         self.room, self.websocket = room, websocket
         self.loop = asyncio.get_running_loop()
-        self.outbox: asyncio.Queue = asyncio.Queue()
+        self.outbox: deque[dict | None] = deque()  # None: send the view if it changed
+        self._waiting: asyncio.Future | None = None  # the writer's, while the outbox is empty
         self.since = room.clock()
         self._admitted = False
         self.seat: int | None = None
@@ -260,13 +262,21 @@ class PhoneConnection:
             return  # the page shows the code form until then: no view to build at each change
         if not self._woken:
             self._woken = True
-            self.outbox.put_nowait(None)  # None: send the view if it changed
+            self._post(None)
 
     def send(self, message: dict) -> None:
-        if self.outbox.qsize() >= MAX_OUTBOX:  # it floods us faster than it reads the answers
+        if len(self.outbox) >= MAX_OUTBOX:  # it floods us faster than it reads the answers
             self.flooded = True
             return
-        self.outbox.put_nowait(message)
+        self._post(message)
+
+    def _post(self, message: dict | None) -> None:
+        """Into the outbox, waking the writer if it waits. A future, not an asyncio.Queue: a tap
+        wakes every phone's writer, and the queue's own bookkeeping was most of that."""
+        self.outbox.append(message)
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None and not waiting.done():
+            waiting.set_result(None)
 
     async def run(self) -> None:
         unsubscribe = self.room.hub.subscribe(self.wake, self.loop, frames=False)  # not every blink
@@ -289,7 +299,11 @@ class PhoneConnection:
     async def _write(self) -> None:
         try:
             while True:
-                message = await self.outbox.get()
+                if not self.outbox:
+                    self._waiting = self.loop.create_future()
+                    await self._waiting
+                    continue
+                message = self.outbox.popleft()
                 if message is None:
                     self._woken = False
                     text = self.room.view_text(self.seat, self.host, self.digest)

@@ -79,15 +79,23 @@ class ViewTexts:
         self._public = "null" if game is None else f"{start}{cursor}{end}"
         same_rests = before is not None and before.ui.colors == ui.colors and before.ui.setup == ui.setup
         self._rests: dict[tuple, str] = before._rests if same_rests else {}
+        self._texts: dict[tuple, str] = {}  # whole views of this state, for phones that see the same
 
     def text(self, seat: int | None, *, digest: str | None = None, host: bool = False,
              taken: tuple[int, ...] = (), open_seats: tuple[int, ...] = (), host_pin: bool = False,
              host_seat: int | None = None) -> str:
         holder = holds_secret(self.ui, digest)
         rest_key = (taken, open_seats, host_pin, host_seat)
+        key = (seat, holder, host, rest_key)  # all a view is made of besides the state
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = self._text(seat, holder, host, rest_key)
+        return text
+
+    def _text(self, seat: int | None, holder: bool, host: bool, rest_key: tuple) -> str:
         rest = self._rests.get(rest_key)
         if rest is None:  # '"host_pin": ..., "setup": {...}', json.dumps's own separators
-            rest = self._rests[rest_key] = json.dumps(_head_rest(self.ui, taken, open_seats, host_pin, host_seat))[1:-1]
+            rest = self._rests[rest_key] = json.dumps(_head_rest(self.ui, *rest_key))[1:-1]
         playing = self.game is not None and seat is not None and seat < self.game.players
         you = self._yours.get((playing, holder))
         if you is None:
