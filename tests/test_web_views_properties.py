@@ -12,6 +12,7 @@ under the giver's finger. Equal views mean nothing secret went into them; the ho
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from dataclasses import replace
@@ -23,6 +24,7 @@ from console.game.board import ALL_CELLS, Cell, RuleError
 from console.game.rules import GameState
 from console.play import controller, secret
 from console.play.remote import RemoteCommand, handle_remote
+from console.web.seats import SeatBook, SeatError
 from console.view.render import render, shows_secret
 from console.view.ui import PANEL, Ui
 from console.web.hub import Hub
@@ -280,6 +282,24 @@ def test_views_lend_their_parts_only_to_a_state_with_the_same_inputs():
         ui = replace(ui, **change)
         views = ViewTexts(game, ui, before=before)
         for seat, who in ((1, digest(1)), (2, None), (None, None), (9, None)):
-            assert views.text(seat, digest=who, taken=(1,), open_seats=(0, 2)) == json.dumps(
-                seat_view(game, ui, seat, digest=who, taken=(1,), open_seats=(0, 2))), change
+            for host in (False, True):
+                assert views.text(seat, digest=who, host=host, taken=(1,), open_seats=(0, 2)) == json.dumps(
+                    seat_view(game, ui, seat, digest=who, host=host, taken=(1,), open_seats=(0, 2))), change
         before = views
+
+
+@given(st.lists(st.tuples(st.sampled_from(["take", "hand_over", "free"]), st.sampled_from([0, 1, 2, 3, 4, 10]),
+                          st.sampled_from([None, 3])), max_size=30))
+def test_what_the_views_say_of_the_seats_follows_every_change_of_the_book(steps):
+    """The seats' part of every view is worked out once per change of the seat book: after any
+    takes, hand-overs and leaves, it is what the book's own answers are at that moment."""
+    book = SeatBook(10)
+    for verb, seat, playing in steps:
+        if verb == "take":
+            with contextlib.suppress(SeatError):
+                book.take(seat, playing)
+        elif verb == "hand_over":
+            book.hand_over(seat)
+        elif verb == "free":
+            book.free(seat)
+        assert book.seating(playing) == (book.taken, book.open_seats(playing), book.host_seat)

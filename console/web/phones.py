@@ -166,8 +166,9 @@ class PhoneRoom:
         if book.digest_of(seat) != digest:  # a token that no longer holds this seat holds nothing
             digest = None
         playing = None if snap.game is None or snap.game.phase == "game_over" else snap.game.players
-        return views.text(seat, digest=digest, host=host, taken=book.taken, open_seats=book.open_seats(playing),
-                          host_pin=bool(self.host_pin), host_seat=book.host_seat)
+        taken, open_seats, host_seat = book.seating(playing)
+        return views.text(seat, digest=digest, host=host, taken=taken, open_seats=open_seats,
+                          host_pin=bool(self.host_pin), host_seat=host_seat)
 
     def seats_changed(self) -> None:
         """Keep the seats in the store, tell the app which seats phones hold, and show every

@@ -80,6 +80,8 @@ class ViewTexts:
         same_rests = before is not None and before.ui.colors == ui.colors and before.ui.setup == ui.setup
         self._rests: dict[tuple, str] = before._rests if same_rests else {}
         self._texts: dict[tuple, str] = {}  # whole views of this state, for phones that see the same
+        # each phone's head ('{"t": "view", "screen": ..., "seat": ..., "host": ...'): the same while the screen is
+        self._heads: dict[tuple, str] = before._heads if before is not None and before.ui.screen == ui.screen else {}
 
     def text(self, seat: int | None, *, digest: str | None = None, host: bool = False,
              taken: tuple[int, ...] = (), open_seats: tuple[int, ...] = (), host_pin: bool = False,
@@ -100,7 +102,9 @@ class ViewTexts:
         you = self._yours.get((playing, holder))
         if you is None:
             you = self._yours[playing, holder] = json.dumps(_yours(self.game, self.ui, seat, holder))
-        head = json.dumps(_head_start(self.ui, seat, host))[:-1]
+        head = self._heads.get((seat, host))
+        if head is None:
+            head = self._heads[seat, host] = json.dumps(_head_start(self.ui, seat, host))[:-1]
         return f'{head}, {rest}, "game": {self._public}, "you": {you}}}'
 
 
