@@ -208,6 +208,8 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
 
     phones = bench_processes.phone_figures(counts=(2,), taps=6, rounds=2)["2"]
     assert phones["console"]["samples"] == phones["anchor"]["samples"] == 2 * 3 * 2  # rounds x taps x phones
+    low, high = phones["p50_ratio_rounds"]
+    assert 0 < low <= high
     wakes = {}
     for role in (("console", "brightness"), ("bare",)):
         child = bench_processes.Child(*role)

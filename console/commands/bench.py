@@ -334,9 +334,9 @@ def format_report(r: dict) -> str:
     lines.append("a tap to every phone, console and phones in separate processes, beside a minimal "
                  "Starlette broadcast, the two in turns (p50/p99 ms):")
     for n, row in r["phones_in_a_process"].items():
-        c, a = row["console"], row["anchor"]
+        (c, a), (low, high) = (row["console"], row["anchor"]), row["p50_ratio_rounds"]
         lines.append(f"  {n} phones: console {c['p50']:.2f}/{c['p99']:.2f}, anchor {a['p50']:.2f}/{a['p99']:.2f} "
-                     f"(p50 {row['p50_ratio']}x the anchor, {c['samples']} samples)")
+                     f"(p50 {row['p50_ratio']}x the anchor, its rounds {low:g}-{high:g}x, {c['samples']} samples)")
     v = r["replay_video"]
     lines.append(f"replay --video of a {v['actions']}-action game, peak RSS: APNG {v['apng']['peak_rss_mb']} MB "
                  f"({v['apng']['cpu_s']} s CPU), WebP {v['webp']['peak_rss_mb']} MB ({v['webp']['cpu_s']} s), "

@@ -414,30 +414,36 @@ def serve_anchor() -> None:
     uvicorn.Server(config).run(sockets=[sock])
 
 
-def phone_figures(counts=(1, 10, 32), taps: int = 100, rounds: int = 4) -> dict:
+def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
     """A tap to every phone, p50/p99 over taps x phones, the console and the anchor each in a
     process of their own, the phones in a third. They take turns, `rounds` of taps / rounds
     each, in the order console, anchor, anchor, console, ...: this machine's speed drifts over
     a minute by as much as the difference measured, and one after the other the drift went into
-    the ratio."""
+    the ratio. The p50 ratio of each round is given too (its lowest and highest): with 4 rounds
+    of 25 taps, two whole runs differed by a fifth, and a figure says how far it can be trusted."""
     from console.commands.bench_games import percentile
 
     servers = (("console", ("console", "guessing", "--web"), False), ("anchor", ("anchor",), True))
     out = {}
     for n in counts:
-        latencies: dict[str, list[float]] = {"console": [], "anchor": []}
+        latencies: dict[str, list[list[float]]] = {"console": [], "anchor": []}
         for turn in range(rounds):
             for name, args, anchor in servers if turn % 2 == 0 else servers[::-1]:
                 server = Child(*args)
                 phones = Phones(server.first, n, taps=max(1, taps // rounds), anchor=anchor)
                 try:
-                    latencies[name] += phones.read()["latencies_ms"]
+                    latencies[name].append(phones.read()["latencies_ms"])
                 finally:
                     phones.close()
                     server.close()
-        row: dict = {name: {"p50": round(percentile(values, 50), 2), "p99": round(percentile(values, 99), 2),
-                            "samples": len(values)} for name, values in latencies.items()}
+        row: dict = {}
+        for name, by_round in latencies.items():
+            values = [value for one_round in by_round for value in one_round]
+            row[name] = {"p50": round(percentile(values, 50), 2), "p99": round(percentile(values, 99), 2),
+                         "samples": len(values)}
         row["p50_ratio"] = round(row["console"]["p50"] / row["anchor"]["p50"], 2)
+        each = [percentile(mine, 50) / percentile(theirs, 50) for mine, theirs in zip(*latencies.values())]
+        row["p50_ratio_rounds"] = [round(min(each), 2), round(max(each), 2)]
         out[str(n)] = row
     return out
 
