@@ -24,11 +24,11 @@ from console.game.board import ALL_CELLS, Cell, RuleError
 from console.game.rules import GameState
 from console.play import controller, secret
 from console.play.remote import RemoteCommand, handle_remote
-from console.web.seats import SeatBook, SeatError
 from console.view.render import render, shows_secret
 from console.view.ui import PANEL, Ui
 from console.web.hub import Hub
 from console.web.panel import PanelStream
+from console.web.seats import SeatBook, SeatError
 from console.web.views import ViewTexts, board_message, public_view, seat_view
 from hal.inputs.events import BUTTONS
 from hal.layout import Layout, LayoutOptions

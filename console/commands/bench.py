@@ -312,8 +312,8 @@ def format_report(r: dict) -> str:
     phone, wl = w["phone_latency_ms"], w["latency_ms"]
     lines += [
         "with the phones' server on:",
-        f"  a tap to every phone, the phones threads of this process (its interpreter shared: the phones in "
-        f"a process of their own are below): {phone['p50']:.2f} ms p50, {phone['p99']:.2f} ms p99 "
+        f"  a tap to every phone, the phones as threads of this process (they share its interpreter; the "
+        f"phones in a process of their own are below): {phone['p50']:.2f} ms p50, {phone['p99']:.2f} ms p99 "
         f"({phone['taps']} taps x {phone['phones']} phones, loopback)",
         f"  a press on the sim --web page to its frame there: {w['page_latency_ms']['p50']:.2f} ms p50, "
         f"{w['page_latency_ms']['p99']:.2f} ms p99 ({w['page_latency_ms']['presses']} presses, loopback)",

@@ -442,7 +442,8 @@ def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
             row[name] = {"p50": round(percentile(values, 50), 2), "p99": round(percentile(values, 99), 2),
                          "samples": len(values)}
         row["p50_ratio"] = round(row["console"]["p50"] / row["anchor"]["p50"], 2)
-        each = [percentile(mine, 50) / percentile(theirs, 50) for mine, theirs in zip(*latencies.values())]
+        each = [percentile(mine, 50) / percentile(theirs, 50)
+                for mine, theirs in zip(latencies["console"], latencies["anchor"])]
         row["p50_ratio_rounds"] = [round(min(each), 2), round(max(each), 2)]
         out[str(n)] = row
     return out

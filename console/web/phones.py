@@ -23,11 +23,11 @@ its seat with, never for the seat alone.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 import hmac
 import json
 import logging
 import time
+from collections import deque
 from importlib import resources
 from typing import Any, Awaitable, Callable
 

@@ -56,8 +56,7 @@ class SeatBook:
         self.seats = seats
         self._holders: dict[int, str] = {}
         self._opened: set[int] = set()  # the joystick's colours the host handed to a phone
-        self._changes = 0  # grows at every change of who holds a seat or may take one
-        self._seating: tuple = (None, None)  # ((changes, playing), what `seating` gave for them)
+        self._seating: dict[int | None, tuple] = {}  # playing -> `seating`, until the book changes
         if isinstance(saved, list):  # [[seat, digest], ...] as kept in the store; anything else is ignored
             for entry in saved:
                 if (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)
@@ -76,7 +75,7 @@ class SeatBook:
         token = secrets.token_hex(TOKEN_BYTES)
         self._holders[seat] = token_digest(token)
         self._opened.discard(seat)
-        self._changes += 1
+        self._seating.clear()
         return token
 
     def open_seats(self, playing: int | None) -> tuple[int, ...]:
@@ -88,15 +87,15 @@ class SeatBook:
     def seating(self, playing: int | None) -> tuple[tuple[int, ...], tuple[int, ...], int | None]:
         """(taken, open_seats(playing), host_seat): what every phone's view says of the seats,
         worked out once per change of the book, not for each phone at each tap."""
-        key = (self._changes, playing)
-        if self._seating[0] != key:
-            self._seating = (key, (self.taken, self.open_seats(playing), self.host_seat))
-        return self._seating[1]
+        seating = self._seating.get(playing)
+        if seating is None:
+            seating = self._seating[playing] = (self.taken, self.open_seats(playing), self.host_seat)
+        return seating
 
     def hand_over(self, seat: int) -> bool:
         """The host's hand-over of `seat`: a phone's goes to the joystick (True: a phone lost it),
         the joystick's is opened for the next phone to take."""
-        self._changes += 1
+        self._seating.clear()
         if seat in self._holders:
             del self._holders[seat]
             return True
@@ -112,7 +111,7 @@ class SeatBook:
         return None
 
     def free(self, seat: int) -> None:
-        self._changes += 1
+        self._seating.clear()
         self._holders.pop(seat, None)
 
     def digest_of(self, seat: int | None) -> str | None:
