@@ -1,7 +1,8 @@
-"""The console stopping while a phone says goodbye: uvicorn's shutdown meets a websocket whose
-close frame has just been answered. Driven byte by byte (websockets' own client protocol on one
-side, our uvicorn protocol on the other) so the moment between the answer and the connection's
-end, which a real socket hits only now and then, is hit every time."""
+"""Our uvicorn websocket protocol driven byte by byte (websockets' own client protocol on one
+side, a transport that records on the other), so moments a real socket hits only now and then
+are hit every time: the console stopping while a phone says goodbye (uvicorn's shutdown meets a
+websocket whose close frame has just been answered), and messages arriving faster than the app
+takes them (when the socket stops being read)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from websockets.client import ClientProtocol
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from console.web.guard import Guard, GuardedWebSocket
+from console.web.guard import WAITING_MESSAGES, Guard, GuardedWebSocket
 from console.web.limits import LIMITS
 
 
@@ -22,7 +23,7 @@ class Wire(asyncio.Transport):
 
     def __init__(self) -> None:
         super().__init__()
-        self.written, self.closed = bytearray(), False
+        self.written, self.closed, self.reading, self.pauses = bytearray(), False, True, 0
 
     def get_extra_info(self, name, default=None):
         return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8080)}.get(name, default)
@@ -35,6 +36,12 @@ class Wire(asyncio.Transport):
 
     def is_closing(self) -> bool:
         return self.closed
+
+    def pause_reading(self) -> None:
+        self.reading, self.pauses = False, self.pauses + 1
+
+    def resume_reading(self) -> None:
+        self.reading = True
 
     def taken(self) -> bytes:
         data, self.written = bytes(self.written), bytearray()
@@ -49,19 +56,25 @@ async def phone_app(scope, receive, send) -> None:
         pass
 
 
+async def connected(app) -> tuple[GuardedWebSocket, Wire, ClientProtocol]:
+    """Our protocol serving `app`, a phone's websocket open on it."""
+    config = uvicorn.Config(app, ws_per_message_deflate=False, log_level="warning")
+    config.load()
+    server = GuardedWebSocket(config=config, server_state=ServerState(), app_state={}, guard=Guard(LIMITS))
+    wire, phone = Wire(), ClientProtocol(parse_uri("ws://127.0.0.1:8080/ws"))
+    server.connection_made(wire)
+    phone.send_request(phone.connect())
+    server.data_received(b"".join(phone.data_to_send()))
+    for _ in range(10):  # the app's task accepts
+        await asyncio.sleep(0)
+    phone.receive_data(wire.taken())
+    assert phone.state is State.OPEN and server.handshake_complete
+    return server, wire, phone
+
+
 def test_a_phone_closing_as_the_console_stops_ends_the_server_without_a_traceback():
     async def stop_while_closing() -> Wire:
-        config = uvicorn.Config(phone_app, ws_per_message_deflate=False, log_level="warning")
-        config.load()
-        server = GuardedWebSocket(config=config, server_state=ServerState(), app_state={}, guard=Guard(LIMITS))
-        wire, phone = Wire(), ClientProtocol(parse_uri("ws://127.0.0.1:8080/ws"))
-        server.connection_made(wire)
-        phone.send_request(phone.connect())
-        server.data_received(b"".join(phone.data_to_send()))
-        for _ in range(10):  # the app's task accepts
-            await asyncio.sleep(0)
-        phone.receive_data(wire.taken())
-        assert phone.state is State.OPEN and server.handshake_complete
+        server, wire, phone = await connected(phone_app)
         phone.send_close(1001)
         server.data_received(b"".join(phone.data_to_send()))  # answered, the connection not yet gone
         assert wire.closed and server.conn.state is not State.OPEN
@@ -72,3 +85,44 @@ def test_a_phone_closing_as_the_console_stops_ends_the_server_without_a_tracebac
 
     wire = asyncio.run(stop_while_closing())
     assert wire.closed and wire.taken() == b""  # no second close frame after the answer
+
+
+def test_the_socket_is_read_on_until_the_app_falls_behind_and_again_once_it_has_caught_up():
+    """uvicorn pauses the reading after every message (two system calls a tap); ours only once
+    WAITING_MESSAGES wait for the app, and a phone that floods is held back all the same."""
+    taken: list[str] = []
+    go = asyncio.Event()
+
+    async def slow_app(scope, receive, send) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        while True:
+            await go.wait()
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            taken.append(message["text"])
+
+    async def flood() -> None:
+        server, wire, phone = await connected(slow_app)
+        for count in range(1, 3 * WAITING_MESSAGES):  # the app reads none of them yet
+            phone.send_text(f"tap {count}".encode())
+            server.data_received(b"".join(phone.data_to_send()))
+            assert wire.reading == (count < WAITING_MESSAGES), count
+        assert wire.pauses == 1
+        go.set()
+        for _ in range(10 * WAITING_MESSAGES):
+            await asyncio.sleep(0)
+        assert wire.reading and len(taken) == 3 * WAITING_MESSAGES - 1  # all of them, in order
+        assert taken == [f"tap {count}" for count in range(1, 3 * WAITING_MESSAGES)]
+        for count in range(WAITING_MESSAGES):  # an app that keeps up: never paused again
+            phone.send_text(b"tap")
+            server.data_received(b"".join(phone.data_to_send()))
+            for _ in range(5):
+                await asyncio.sleep(0)
+        assert wire.reading and wire.pauses == 1
+        phone.send_close(1000)
+        server.data_received(b"".join(phone.data_to_send()))
+        await asyncio.sleep(0)
+
+    asyncio.run(flood())
