@@ -17,7 +17,8 @@ from websockets.sync.client import connect
 
 from console.web.hub import Hub
 from console.web.messages import FIELDS, MessageError, parse_message
-from console.web.phones import PhoneConnection, PhoneRoom
+from console.web.phone_connection import PhoneConnection
+from console.web.phones import PhoneRoom
 from console.web.limits import Attempts, device, network
 from console.web.seats import CODE_LETTERS, SeatBook, new_room_code
 from console.web.server import MAX_MESSAGE_BYTES, host_allowed, origin_allowed

@@ -52,7 +52,8 @@ from console.web.hub import Hub, Snapshot, changed_event
 from console.web.messages import live_view_switch, message_json
 from console.web.pacing import DevicePacers, Pacer, TooFast
 from console.web.limits import LIMITS, Limits, Pool
-from console.web.phones import POLICY_VIOLATION, asset, client_address, take_place
+from console.web.phone_connection import POLICY_VIOLATION, client_address
+from console.web.phones import asset, take_place
 from console.web.server import origin_allowed
 from hal.frame import Frame
 from hal.inputs.events import BUTTONS, KINDS, QUIT, InputEvent

@@ -33,7 +33,8 @@ from console.web.messages import message_json
 from console.web.pacing import DevicePacers, Throttle, TooFast
 from console.web.panel import PAGE, live_view, refuse
 from console.web.limits import LIMITS, Limits, Pool
-from console.web.phones import POLICY_VIOLATION, asset, client_address, take_place
+from console.web.phone_connection import POLICY_VIOLATION, client_address
+from console.web.phones import asset, take_place
 from console.web.server import origin_allowed
 from hal.output import OutputStage
 
