@@ -44,6 +44,9 @@ READ_BYTES = 4096
 # stops it after every message (a pause and a resume: two epoll_ctl calls and the selector's
 # bookkeeping for each tap, a fifth of the server's time from reading a tap to the app having it)
 WAITING_MESSAGES = 8
+# The scope's extension under which a websocket's app finds whether a message sent now goes out
+# at once (the transport takes it; else uvicorn's send waits for the transport to drain first)
+WRITABLE = "hues.writable"
 OWED = (h11.IDLE, h11.SEND_BODY)  # the client's side of h11: a request not (wholly) sent yet
 
 
@@ -202,7 +205,8 @@ class GuardedHttp(H11Protocol):
 
 class GuardedWebSocket(WebSocketsSansIOProtocol):
     """uvicorn's websocket protocol, leaving the connection's place in the pool when it goes,
-    reading at most READ_BYTES at a time and no more once WAITING_MESSAGES wait for the app."""
+    reading at most READ_BYTES at a time and no more once WAITING_MESSAGES wait for the app, and
+    telling the app whether a message it sends goes out at once (`WRITABLE`)."""
 
     def __init__(self, *args: Any, guard: Guard, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -216,6 +220,12 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.guard.pool.leave(self.transport)
         super().connection_lost(exc)
+
+    def handle_connect(self, event: Any) -> None:
+        """uvicorn's, and the app's scope says whether a send would wait (`WRITABLE`)."""
+        super().handle_connect(event)
+        if self.handshake_initiated and not self.close_sent:  # the scope is made: the handshake goes on
+            self.scope["extensions"][WRITABLE] = self.writable.is_set
 
     def send_receive_event_to_app(self) -> None:
         """uvicorn's, pausing the reading only once WAITING_MESSAGES wait: it pauses when it finds

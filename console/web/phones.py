@@ -67,6 +67,8 @@ class PhoneRoom:
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
         self._views: tuple[Any, ViewTexts | None] = (None, None)  # (snapshot, the views built from it so far)
+        self._owed: dict[PhoneConnection, None] = {}  # the phones the next pass sends their view, in order
+        self._pass_due = False
         # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
         # message is {"lv": true} is served the panel's frames instead of a seat
         self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
@@ -151,6 +153,26 @@ class PhoneRoom:
         taken, open_seats, host_seat = book.seating(playing)
         return views.text(seat, digest=digest, host=host, taken=taken, open_seats=open_seats,
                           host_pin=bool(self.host_pin), host_seat=host_seat)
+
+    def owe_view(self, phone: PhoneConnection) -> None:
+        """`phone` is sent its view in the next pass: the reader whose request changed the state
+        makes it at once (`send_views`), else one turn of the loop does for every phone."""
+        self._owed[phone] = None
+        if not self._pass_due:
+            self._pass_due = True
+            phone.loop.call_soon(self._start_pass)
+
+    def _start_pass(self) -> None:
+        self._pass_due = False
+        if self._owed:
+            asyncio.get_running_loop().create_task(self.send_views())
+
+    async def send_views(self) -> None:
+        """The pass: each owed phone's view, in turn (`PhoneConnection.send_owed_view`)."""
+        while self._owed:
+            owed, self._owed = self._owed, {}
+            for phone in owed:
+                await phone.send_owed_view()
 
     def seats_changed(self) -> None:
         """Keep the seats in the store, tell the app which seats phones hold, and show every

@@ -1,0 +1,152 @@
+"""A phone is sent its messages and views in the order they were owed, whether a view goes out in
+the room's pass (from the reader whose request changed the state, or in a turn of the loop after
+a publish from the app's thread) or from the phone's own writer (its transport would not take it
+at once); and a phone whose transport is full holds up no other phone."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from hypothesis import given, settings, strategies as st
+
+from console.view.ui import SetupChoices, Ui
+from console.web.guard import WRITABLE
+from console.web.hub import Hub
+from console.web.limits import Attempts
+from console.web.phone_connection import PhoneConnection
+from console.web.phones import PhoneRoom
+from console.web.seats import SeatBook
+from hal.inputs.events import EventQueue
+from tests.fakes import FakeClock
+from tests.phones import in_own_loop
+
+PHONES = 3
+
+
+class Wire:
+    """A phone's websocket as the app sees Starlette's on our uvicorn protocol: the scope says
+    whether the transport takes a message at once, and a send waits while it does not (uvicorn's
+    websockets_sansio_impl `send` begins with `await self.writable.wait()`)."""
+
+    client = None
+    headers: dict = {}
+
+    def __init__(self, yields: bool = False) -> None:
+        self.yields = yields  # a send that gives the loop a turn even when the transport takes it
+        self.writable = asyncio.Event()
+        self.writable.set()
+        self.scope = {"extensions": {WRITABLE: self.writable.is_set}}
+        self.got: list[dict] = []
+        self.incoming: asyncio.Queue = asyncio.Queue()
+
+    async def receive(self) -> dict:
+        return await self.incoming.get()
+
+    async def send_text(self, text: str) -> None:
+        await self.writable.wait()
+        if self.yields:
+            await asyncio.sleep(0)
+        self.got.append(json.loads(text))
+
+    async def close(self, code: int, reason: str = "") -> None:
+        self.incoming.put_nowait({"type": "websocket.disconnect"})
+
+
+def state(version: int) -> Ui:
+    """A state whose every phone's view says `version` (the set-up's player count)."""
+    return Ui(screen="setup", setup=SetupChoices(players=version))
+
+
+async def connected_room(yields=(False,) * PHONES) -> tuple[Hub, PhoneRoom, list[PhoneConnection], list[Wire],
+                                                             list[asyncio.Task]]:
+    hub = Hub()
+    hub.publish_state(None, state(0), 0.0)
+    room = PhoneRoom(hub, EventQueue(), SeatBook(10), Attempts(FakeClock()))
+    wires = [Wire(y) for y in yields]
+    phones = [PhoneConnection(room, wire) for wire in wires]
+    for phone in phones:
+        phone.admitted = True  # as after the room code
+        room.phones.add(phone)
+    tasks = [asyncio.get_running_loop().create_task(phone.run()) for phone in phones]
+    await settle()
+    return hub, room, phones, wires, tasks
+
+
+async def settle(turns: int = 30) -> None:
+    for _ in range(turns):
+        await asyncio.sleep(0)
+
+
+def versions(got: list[dict]) -> list[int]:
+    return [message["setup"]["players"] for message in got if message["t"] == "view"]
+
+
+OPS = st.lists(st.one_of(
+    st.tuples(st.just("publish"), st.sampled_from(["reader", "later", "app thread"])),
+    st.tuples(st.just("note"), st.integers(0, PHONES - 1)),
+    st.tuples(st.sampled_from(["block", "unblock"]), st.integers(0, PHONES - 1)),
+    st.tuples(st.just("turn"), st.integers(1, 3)),
+), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(OPS, st.lists(st.booleans(), min_size=PHONES, max_size=PHONES))
+def test_each_phone_gets_every_message_in_order_and_each_view_before_what_was_sent_after_it(ops, yields):
+    async def play() -> tuple[list[list[dict]], list[list[tuple[int, int]]], int]:
+        hub, room, phones, wires, tasks = await connected_room(yields)
+        version, notes = 0, [[] for _ in range(PHONES)]  # per phone: (k, the version owed when it was sent)
+        loop = asyncio.get_running_loop()
+        for op, arg in ops:
+            if op == "publish":
+                version += 1
+                if arg == "app thread":
+                    await loop.run_in_executor(None, hub.publish_state, None, state(version), 0.0)
+                else:  # done in the server's thread, as a phone's request is
+                    hub.publish_state(None, state(version), 0.0)
+                    if arg == "reader":
+                        await asyncio.wait_for(room.send_views(), 5)  # a send that waited would never end here
+            elif op == "note":
+                phones[arg].send({"t": "note", "k": len(notes[arg])})
+                notes[arg].append((len(notes[arg]), version))
+            elif op == "block":
+                wires[arg].writable.clear()
+            elif op == "unblock":
+                wires[arg].writable.set()
+            else:
+                await settle(arg)
+        for wire in wires:
+            wire.writable.set()
+        await settle()
+        for task in tasks:
+            task.cancel()
+        return [wire.got for wire in wires], notes, version
+
+    got, notes, version = in_own_loop(play())
+    for phone in range(PHONES):
+        said = got[phone]
+        assert said[0]["t"] == "board"
+        assert [m["k"] for m in said if m["t"] == "note"] == [k for k, _ in notes[phone]]  # each once, in order
+        seen = versions(said)
+        assert seen == sorted(set(seen)) and seen[-1] == version  # never an older view after a newer one
+        for k, owed in notes[phone]:  # whatever was owed before a message went out before it
+            before = said[:next(i for i, m in enumerate(said) if m.get("k") == k and m["t"] == "note")]
+            assert max(versions(before), default=-1) >= owed, (k, owed, said)
+
+
+def test_a_change_reaches_every_phone_in_the_readers_turn_and_a_full_one_holds_up_no_other():
+    async def play() -> list[list[int]]:
+        hub, room, phones, wires, tasks = await connected_room()
+        wires[0].writable.clear()  # its phone reads nothing: the transport takes no more
+        hub.publish_state(None, state(1), 0.0)
+        await asyncio.wait_for(room.send_views(), 5)  # a send that waited would never end here
+        sent_in_turn = [versions(wire.got) for wire in wires]
+        wires[0].writable.set()
+        await settle()
+        for task in tasks:
+            task.cancel()
+        return sent_in_turn + [versions(wires[0].got)]
+
+    in_turn_0, in_turn_1, in_turn_2, drained_0 = in_own_loop(play())
+    assert in_turn_1 == in_turn_2 == [0, 1]  # sent before the reader's turn ended
+    assert in_turn_0 == [0] and drained_0 == [0, 1]  # its writer sends it once the phone reads again
