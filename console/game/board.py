@@ -50,6 +50,7 @@ class Cell(_CellFields):
 
 ALL_CELLS: tuple[Cell, ...] = tuple(
     tuple.__new__(Cell, (r, c)) for r in range(ROWS) for c in range(COLS))
+_NAMED: dict[str, Cell] = {str(cell): cell for cell in ALL_CELLS}
 
 
 def brief_repr(value: object) -> str:
@@ -61,6 +62,10 @@ def brief_repr(value: object) -> str:
 def parse_cell(text: object) -> Cell:
     """`H15`, `h15` or ` O26 ` -> Cell; anything else is a RuleError naming the bad text. ASCII
     only: `H²`, `H١٥` or full-width digits are not cells."""
+    if isinstance(text, str):
+        cell = _NAMED.get(text)  # as a page and the record spell it: one look-up (a tap's every step counts)
+        if cell is not None:
+            return cell
     if isinstance(text, str) and text.isascii():
         name = text.strip().upper()
         if 2 <= len(name) <= 3 and name[0] in ROW_LETTERS and name[1:].isdigit() and name[1] != "0":
