@@ -31,6 +31,12 @@ def test_rule_cell_names_parse_case_insensitively(text):
     assert str(parse_cell(text)) == text.strip().upper()
 
 
+def test_rule_every_cell_is_found_by_its_name_however_it_is_written():
+    for cell in ALL_CELLS:
+        name = str(cell)
+        assert all(parse_cell(text) is cell for text in (name, name.lower(), f" {name} ", f"{name}\n"))
+
+
 @pytest.mark.parametrize("text", ["Q1", "A0", "A31", "H", "15H", "", "A01", "H 15", 15, None])
 def test_rule_bad_cell_name_is_an_error_naming_the_text(text):
     with pytest.raises(RuleError, match=repr(text).replace("(", r"\(")):
