@@ -25,11 +25,11 @@ from typing import Any, Callable
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand
+from console.web.guard import WRITABLE
 from console.web.messages import Message, MessageError, live_view_switch, message_json, parse_message
 from console.web.pacing import TooFast
 from console.web.limits import device, is_local
 from console.web.seats import SeatError, is_token, token_digest
-from console.web.guard import WRITABLE
 from console.web.views import board_message
 
 log = logging.getLogger("hues-console")
