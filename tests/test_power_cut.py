@@ -18,7 +18,9 @@ from console.game import rules
 from console.config.loader import load_config
 from console.game.record import action_from_json, action_to_json, state_json
 from console.game.rules import Next
-from console.commands.session import scripted
+from console.commands.session import SCRIPT_START_WAIT_S, run_headless, scripted
+from console.play.answers import StoreAnswers
+from console.play.app import START_WAIT_S
 from console.store.games import GameStore
 from console.commands.wiring import build_app
 from hal.inputs.script import parse_script
@@ -160,3 +162,18 @@ def test_redis_killed_mid_game_and_restarted(redis_server, tmp_path):
     assert GameStore(redis_server.url).export(history[0]["game_id"]) == [action_to_json(a) for a in record]
     assert [action_from_json(a) for a in stored] == record
     assert isinstance(record[-1], Next)
+
+
+def test_a_scripted_run_waits_for_the_store_as_long_as_it_takes(redis_server, tmp_path, monkeypatch):
+    """A script's presses are timed for what the console shows, on a clock as fast as the CPU:
+    its first frame waits for the store's answers (an unfinished game's resume question) far
+    longer than the box's first frame does. With the box's half second, a loaded machine once
+    made a script written to resume the game meet the idle board (this file's test above)."""
+    waits = []
+    wait = StoreAnswers.wait
+    monkeypatch.setattr(StoreAnswers, "wait", lambda answers, timeout_s: (waits.append(timeout_s), wait(answers, timeout_s)))
+    _, _, record = plan_game(3, "free", 0, 5, some_cell, near_guesser(5), passes=lambda s: False)
+    path = tmp_path / "inputs.txt"
+    path.write_text(fresh_script(record[:3], SetupChoices(3, "free", 0)).text())
+    assert run_headless(str(write_config(tmp_path, redis_server.url)), str(path), None, None, 5) == 0
+    assert waits == [SCRIPT_START_WAIT_S] and SCRIPT_START_WAIT_S > 20 * START_WAIT_S

@@ -45,6 +45,7 @@ log = logging.getLogger("hues-console")
 
 # Hardware that will be there after a restart (systemd restarts on anything but 2): EX_TEMPFAIL.
 EXIT_TRY_AGAIN = os.EX_TEMPFAIL
+SCRIPT_START_WAIT_S = 30.0  # a scripted run's first frame waits this long for the store (the box's: START_WAIT_S)
 
 
 def open_store(config_path: str | None) -> GameStore:
@@ -206,6 +207,11 @@ def run_headless(config_path: str | None, script_path: str, png: str | None,
     journal = _print_journal if report_actions else None
     app, script = scripted(config, load_script(script_path), lambda name, sources: build_app(
         config, name, sources, rng=random.Random(seed), journal=journal))
+    # A script's presses are timed for what the console shows, on a clock that runs as fast as
+    # the CPU: its first frame waits for the store's answers (an unfinished game's resume
+    # question), which on the box come when they come. Under load they took longer than the
+    # box's wait, and a script written to resume a game found the idle board instead.
+    app.start_wait_s = SCRIPT_START_WAIT_S
     frame = play_script(config, app, script)
     game = app.game
     if png and frame is not None:

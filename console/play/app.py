@@ -92,6 +92,7 @@ class ConsoleApp:
         self._shown = ("", "")  # controller.screen_key of what the panel shows
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
         self.answers = StoreAnswers(store, events)
+        self.start_wait_s = START_WAIT_S  # how long `start` waits for the store's answers
         store.watch(events.wake)  # Redis gone or back, the journal's disk full: the loop looks at once
         self.pictures = Pictures(self.panel.layout.width, self.panel.layout.height, self.answers)
         self._resume_due = True  # no game offered for resume yet
@@ -145,7 +146,7 @@ class ConsoleApp:
         self.answers.ask("winners", last_finished, self._got_winners)
         self._look_again(now)
         if self.ui.store_keeps:  # else there is nothing kept to wait for: the memory store's answers are empty
-            self.answers.wait(START_WAIT_S)
+            self.answers.wait(self.start_wait_s)
         else:
             self.answers.settle()
         self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
