@@ -186,11 +186,13 @@ class PhoneConnection:
             await self._send_view()
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass  # the connection has gone: its reader ends it
+        except Exception:  # a bug in this phone's view must not keep the pass from the others
+            log.exception("a phone's view could not be sent")
         finally:
-            if self.outbox:  # posted while the view went out: the writer's turn
-                waiting.set_result(None)
-            else:
+            if not self.outbox:
                 self._waiting = waiting
+            elif not waiting.done():  # posted while the view went out: the writer's turn (unless it has gone)
+                waiting.set_result(None)
 
     async def _read(self) -> None:
         while True:
