@@ -57,7 +57,7 @@ class PhoneConnection:
     """One phone: a reader task for its messages, a writer task for what it is sent. A view owed
     while nothing waits in the outbox goes out in the room's pass instead (`PhoneRoom.send_views`),
     with every other phone's in one turn of the loop: waking a writer task per phone at every tap
-    was a third of the time each phone added."""
+    cost each phone a task switch (17-18 us from one phone's send to the next, 14 us without)."""
 
     def __init__(self, room: Any, websocket: WebSocket) -> None:  # the phones.PhoneRoom it is in
         self.room, self.websocket = room, websocket
@@ -120,9 +120,9 @@ class PhoneConnection:
         self._post(message)
 
     def _post(self, message: dict | None) -> None:
-        """Into the outbox, waking the writer if it waits. A future, not an asyncio.Queue: a tap
-        wakes every phone's writer, and the queue's own bookkeeping was most of that. A view the
-        room's pass owes goes first, as it was owed first."""
+        """Into the outbox, waking the writer if it waits. A future, not an asyncio.Queue: the
+        queue's own bookkeeping was most of a writer's wake-up. A view the room's pass owes goes
+        first, as it was owed first."""
         if self._owed_by_room:
             self._owed_by_room = False
             self.outbox.append(None)
