@@ -190,3 +190,32 @@ def test_a_phone_whose_view_cannot_be_built_holds_up_no_other(caplog):
     seen = in_own_loop(play())
     assert seen[0] == seen[2] == [0, 1, 2] and seen[1] == [0, 2]  # the next change reaches it too
     assert "a phone's view could not be sent" in caplog.text
+
+
+def test_a_view_that_cannot_be_built_for_the_writer_leaves_the_writer_sending(caplog):
+    async def play() -> list[list[int]]:
+        hub, room, phones, wires, tasks = await connected_room()
+        view_text, calls = room.view_text, []
+
+        def failing_third(*args, **kwargs):  # the third view built: phone 1's, by its writer
+            calls.append(1)
+            if len(calls) == 3:
+                raise KeyError("a bug")
+            return view_text(*args, **kwargs)
+
+        room.view_text = failing_third
+        wires[1].writable.clear()  # its view goes to its writer, which waits for the transport
+        hub.publish_state(None, state(1), 0.0)
+        await room.send_views()
+        wires[1].writable.set()
+        await settle()
+        hub.publish_state(None, state(2), 0.0)
+        await room.send_views()
+        await settle()
+        for task in tasks:
+            task.cancel()
+        return [versions(wire.got) for wire in wires]
+
+    seen = in_own_loop(play())
+    assert seen[0] == seen[2] == [0, 1, 2] and seen[1] == [0, 2]  # its writer lived on to send the next
+    assert "a phone's view could not be sent" in caplog.text

@@ -62,10 +62,9 @@ def brief_repr(value: object) -> str:
 def parse_cell(text: object) -> Cell:
     """`H15`, `h15` or ` O26 ` -> Cell; anything else is a RuleError naming the bad text. ASCII
     only: `H²`, `H١٥` or full-width digits are not cells."""
-    if isinstance(text, str):
-        cell = _NAMED.get(text)  # as a page and the record spell it: one look-up (a tap's every step counts)
-        if cell is not None:
-            return cell
+    cell = _NAMED.get(text) if isinstance(text, str) else None  # as pages and the record spell it: one look-up
+    if cell is not None:
+        return cell
     if isinstance(text, str) and text.isascii():
         name = text.strip().upper()
         if 2 <= len(name) <= 3 and name[0] in ROW_LETTERS and name[1:].isdigit() and name[1] != "0":

@@ -165,8 +165,14 @@ class PhoneConnection:
             pass
 
     async def _send_view(self) -> None:
+        """The view, unless it is the one sent last. A bug met building it is logged and the phone
+        gets the next one: it must not end this phone's writer, nor the room's pass for the others."""
         self._woken = False
-        text = self.room.view_text(self.seat, self.host, self.digest)
+        try:
+            text = self.room.view_text(self.seat, self.host, self.digest)
+        except Exception:
+            log.exception("a phone's view could not be sent")
+            return
         if text != self._last_view:
             self._last_view = text
             await self.websocket.send_text(text)
@@ -186,8 +192,6 @@ class PhoneConnection:
             await self._send_view()
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass  # the connection has gone: its reader ends it
-        except Exception:  # a bug in this phone's view must not keep the pass from the others
-            log.exception("a phone's view could not be sent")
         finally:
             if not self.outbox:
                 self._waiting = waiting
