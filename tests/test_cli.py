@@ -229,3 +229,14 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
     del ballast
     assert all(0 < video[name]["peak_rss_mb"] < 150 for name in ("no video (anchor)", "apng", "webp"))
     assert video["webp"]["bytes"] > 0
+
+
+def test_the_idle_boards_cpu_is_measured_over_whole_glints():
+    """A window shorter than the glint's period reads its crossing or its stillness, not both."""
+    from console.commands.bench_processes import still_window_s
+    from console.view.render import IDLE_GLINT_S
+
+    for seconds in (0.5, 10.0, IDLE_GLINT_S, 50.0):
+        window = still_window_s("idle", seconds)
+        assert window >= seconds and window % IDLE_GLINT_S == 0 and window < seconds + IDLE_GLINT_S
+    assert still_window_s("guessing", 10.0) == still_window_s("attract", 10.0) == 10.0

@@ -320,14 +320,13 @@ def format_report(r: dict) -> str:
         f"  latency: {wl['p50']:.2f} ms p50, {wl['p99']:.2f} ms p99 over {_pressed(wl)}, a phone connected",
         f"  idle: {100 * w['idle_cpu']:.2f} % of a core, a phone connected",
         f"  start-up: {_startup(w)}",
-        "still screens, the console alone in a process, its CPU over "
-        f"{next(iter(r['still_percent_of_a_core'].values()))['seconds']} s (low-high of the repeats):",
+        "still screens, the console alone in a process, its CPU (low-high of the repeats):",
     ]
     for name, figure in r["still_percent_of_a_core"].items():
         low, high = figure["percent"]
         fewest, most = figure["wakes_per_s"]
         lines.append(f"  {name}: {low:.3f}-{high:.3f} % of a core, {fewest:g}-{most:g} wake-ups a second "
-                     f"(after {figure['settled_s']:g} s on it)")
+                     f"(over {figure['seconds']:g} s, after {figure['settled_s']:g} s on it)")
     g = r["full_collection"]
     lines.append(f"a full garbage collection in the console's process (guessing, a phone connected), median of "
                  f"{g['asks']}: {g['frozen_ms']} ms with what its start made frozen ({g['objects_frozen']} "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import resource
 import socket
@@ -210,23 +211,23 @@ def bare_wait_loop(seconds: float) -> None:
 def still_figures(seconds: float = 10.0, repeats: int = 2) -> dict:
     """% of a core for each still screen (a range over `repeats`), the web on with one phone
     (another process) for guessing and the idle board, and the bare 60 Hz loop beside them.
-    `seconds` is a whole period of the idle board's glint (render.IDLE_GLINT_S): a shorter
-    window would read its crossing or its stillness. The window opens once the screen has gone
-    round its pictures twice (`still_settle_s`): what a screen costs as it stays, not while its
-    first rounds fill the output stage's and the driver's caches (the first glint meets the
-    limiter's level still settling, the second one new pictures at the settled level)."""
+    Each is measured over `seconds`, the idle board over a whole period of its glint
+    (`still_window_s`). The window opens once the screen has gone round its pictures twice
+    (`still_settle_s`): what a screen costs as it stays, not while its first rounds fill the
+    output stage's and the driver's caches (the first glint meets the limiter's level still
+    settling, the second one new pictures at the settled level)."""
     runs = [("bare 60 Hz wait loop (anchor)", "bare", ("bare",), False)] + [
         (screen, screen, ("console", screen), False) for screen in ("idle", "guessing", "attract", "scoreboard", "brightness")
     ] + [(f"{screen}, web on, a phone connected", screen, ("console", screen, "--web"), True)
          for screen in ("guessing", "idle")]
     out = {}
     for name, screen, args, web in runs:
-        shares, wakes, settle_s = [], [], still_settle_s(screen)
+        shares, wakes, settle_s, window_s = [], [], still_settle_s(screen), still_window_s(screen, seconds)
         for _ in range(repeats):
             child = Child(*args)
             phone = Phones(child.first, 1, watch=True) if web else None
             try:
-                share, woken = cpu_share(child, seconds, settle_s)
+                share, woken = cpu_share(child, window_s, settle_s)
                 shares.append(round(100 * share, 3))
                 wakes.append(round(woken, 1))
             finally:
@@ -234,9 +235,18 @@ def still_figures(seconds: float = 10.0, repeats: int = 2) -> dict:
                     phone.close()
                 child.close()
         out[name] = {"percent": [min(shares), max(shares)], "wakes_per_s": [min(wakes), max(wakes)],
-                     "seconds": seconds, "repeats": repeats,
+                     "seconds": window_s, "repeats": repeats,
                      "settled_s": settle_s}
     return out
+
+
+def still_window_s(screen: str, seconds: float) -> float:
+    """How long a still screen is measured: `seconds`, and for the idle board whole periods of its
+    glint (render.IDLE_GLINT_S), at least one: another window would read more of its crossing or
+    of its stillness than the board shows."""
+    from console.view.render import IDLE_GLINT_S
+
+    return max(1, math.ceil(seconds / IDLE_GLINT_S)) * IDLE_GLINT_S if screen == "idle" else seconds
 
 
 def still_settle_s(screen: str) -> float:

@@ -67,7 +67,7 @@ def _over() -> GameState:
 def scenes() -> Iterator[Scene]:
     """Every screen, in the order a party meets them."""
     game, guessing, second, scored = _game(), _guessing(), _second_clue(), _scored()
-    yield "idle", "the idle board: a glint crosses it every 10 s; last winners in the status columns", lambda: render(
+    yield "idle", "the idle board: a glint crosses it every 20 s; last winners in the status columns", lambda: render(
         None, Ui(screen="idle", last_winners=("green",)), 2.0)
     yield "setup", "set-up: the number of players", lambda: render(
         None, Ui(screen="setup", setup=SetupChoices(players=5)), 0.0)

@@ -72,7 +72,10 @@ CARD_HZ = 2.0  # the card's cells on the secret screen
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 RING_HZ, TARGET_HZ = 2.0, 3.0  # the reveal: the scoring ring flashes, the target blinks faster
 WARN_HZ = 2.0
-IDLE_GLINT_S = 10.0  # a glint crosses the idle board once every 10 s
+# A glint crosses the idle board once every 20 s. Each of its 48 steps wakes the box, and a wake-up
+# after a sleep costs about as much as the work it does (cold caches): every 10 s, the idle board
+# was the dearest still screen (4.8 wake-ups a second, 0.11-0.20 % of a core here).
+IDLE_GLINT_S = 20.0
 GLINT_STEP_S = 0.1  # moving one diagonal every 0.1 s, 4.7 s to cross; then the board lies still
 GLINT_STEPS = COLS + ROWS + 1  # its middle from diagonal -1 (entering) to 45 (leaving)
 GLINT_LEVELS = (0.75, 0.875, 1.0)  # the board's share of its colours; the glint's edge, its middle
