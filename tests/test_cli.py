@@ -8,6 +8,7 @@ import json
 import logging
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,23 @@ def test_the_idle_boards_cpu_is_measured_over_whole_glints():
         window = still_window_s("idle", seconds)
         assert window >= seconds and window % IDLE_GLINT_S == 0 and window < seconds + IDLE_GLINT_S
     assert still_window_s("guessing", 10.0) == still_window_s("attract", 10.0) == 10.0
+
+
+def test_every_still_screen_the_bench_measures_is_on_the_panel():
+    """Each screen `bench` measures the CPU of is the screen it names, drawn."""
+    from console.commands.bench_games import started_app
+    from console.commands.bench_processes import STILL_SCREENS, put_on_screen
+
+    shown = {"secret choice": "secret", "game over": "game_over", "guessing": "play", "scoreboard": "reveal",
+             "attract": "idle"}
+    for name in STILL_SCREENS:
+        app = started_app()
+        now = time.monotonic()
+        put_on_screen(app, name, now)
+        try:
+            app.tick(now)
+            assert app.ui.screen == shown.get(name, name) and app.stats.frames_pushed >= 1, name
+            if name == "game over":  # a game played to its end
+                assert app.game.phase == "game_over" and app.game.winners
+        finally:
+            app.close()

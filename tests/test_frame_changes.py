@@ -33,7 +33,8 @@ from console.store.writer import FIRST_RETRY_S
 from console.view.moment import Moment, Reel, first_change
 from console.view.render import PAWN_LIT, PAWN_S, next_change, render, render_timed
 from console.view.timeline import attract_frame, attract_timed, replay_timeline
-from console.view.ui import Cursor, SetupChoices, Ui
+from console.view.screens import CHEER_S
+from console.view.ui import PANEL, Cursor, SetupChoices, Ui
 from hal.drivers.sim_headless import HeadlessDriver
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions
@@ -163,6 +164,12 @@ SCREENS = {
     "reveal, scoreboard paged": lambda: (ten_players_in_the_reveal(), Ui(screen="reveal", since=1000.0)),
     "reveal, one page": lambda: (four_players_in_the_reveal(), Ui(screen="reveal", since=1000.0)),
     "store offline": lambda: (busy_game()[0], Ui(screen="play", store_online=False)),
+    "idle board, disk full": lambda: (None, Ui(screen="idle", room_code="K7QX", disk_full=True)),
+    "secret choice, a card": lambda: (rules.apply(None, NewGame(players=5, seed=11, first_giver=0, variant="cards")),
+                                      Ui(screen="secret", card_choice=1, secret_holder=PANEL)),
+    "game over": lambda: (replace(four_players_in_the_reveal(), phase="game_over", winners=(1,)),
+                          Ui(screen="game_over", since=1000.0)),
+    "tie-break": lambda: (replace(four_players_in_the_reveal(), tied=(1, 2)), Ui(screen="tiebreak", since=1000.0)),
 }
 
 
@@ -189,6 +196,17 @@ def test_a_still_screen_changes_a_few_times_a_second_and_a_few_pixels_at_a_time(
     assert len(wakes) <= per_second * 20
     frames = [render(game, ui, t) for t in [1000.05, *wakes]]
     assert max(changed_pixels(a, b) for a, b in zip(frames, frames[1:])) <= pixels
+
+
+@pytest.mark.parametrize("name", SCREENS)
+def test_a_screen_left_up_wakes_the_box_at_most_4_times_a_second(name):
+    """A wake-up after a sleep costs the box about as much again as the frame it shows (its
+    caches are cold), so a screen nobody touches changes at most 4 times a second: the secret
+    choice's card blinks on the cursor's beat, and the game over's ripples slow down once the
+    room has cheered (CHEER_S)."""
+    game, ui = SCREENS[name]()
+    wakes, _ = walk(game, ui, 1000.05 + CHEER_S, 20.0, step_ms=10)
+    assert len(wakes) <= 4 * 20
 
 
 @pytest.mark.parametrize("screen", ["brightness", "host", "confirm", "resume"])

@@ -27,6 +27,7 @@ from dataclasses import replace
 
 SETTLE_S = 1.0
 WAIT_S = 10.0
+STILL_SCREENS = ("idle", "guessing", "secret choice", "attract", "scoreboard", "game over", "brightness")
 
 
 # --- the console as a child ----------------------------------------------------------------------
@@ -102,13 +103,24 @@ def late_frames(shown) -> list[float]:
 
 def put_on_screen(app, screen: str, now: float) -> None:
     from console.commands.bench_games import busy_game, reveal_game, whole_game
+    from console.game import rules
     from console.game.board import Cell
+    from console.game.record import action_from_json
+    from console.view.screens import CHEER_S
     from console.view.timeline import stored_timeline
-    from console.view.ui import Ui
+    from console.view.ui import PANEL, Ui
 
     if screen == "guessing":
         state, _ = busy_game()
         app.put_on(state, Ui(screen="play", cursor=Cell(3, 20)), now)
+    elif screen == "secret choice":  # the giver's card on the panel, the room looking away
+        state = rules.apply(None, rules.NewGame(players=5, seed=11, first_giver=0, variant="cards"))
+        app.put_on(state, Ui(screen="secret", secret_holder=PANEL, card_choice=1), now)
+    elif screen == "game over":  # once the room has cheered, until the idle board comes back
+        state = None
+        for action in whole_game(4):
+            state = rules.apply(state, action_from_json(action))
+        app.put_on(state, Ui(screen="game_over", since=now - CHEER_S), now)
     elif screen == "scoreboard":
         state, _ = reveal_game()
         app.put_on(state, Ui(screen="reveal", since=now - 60.0), now)
@@ -217,7 +229,7 @@ def still_figures(seconds: float = 10.0, repeats: int = 2) -> dict:
     output stage's and the driver's caches (the first glint meets the limiter's level still
     settling, the second one new pictures at the settled level)."""
     runs = [("bare 60 Hz wait loop (anchor)", "bare", ("bare",), False)] + [
-        (screen, screen, ("console", screen), False) for screen in ("idle", "guessing", "attract", "scoreboard", "brightness")
+        (screen, screen, ("console", screen), False) for screen in STILL_SCREENS
     ] + [(f"{screen}, web on, a phone connected", screen, ("console", screen, "--web"), True)
          for screen in ("guessing", "idle")]
     out = {}

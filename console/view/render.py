@@ -68,10 +68,8 @@ from hal.frame import BLACK, RGB, Frame
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
 CURSOR_S, CURSOR_LOOK, FLICKERS = PAWN_S, PAWN_LIT, 3  # a cursor: its cell's look for 0.6 s, then 3 flickers of 0.13 s
 ACT_HZ = 1 / PAWN_S  # the acting player's swatch in the status columns, in step with the pawns
-CARD_HZ = 2.0  # the card's cells on the secret screen
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 RING_HZ, TARGET_HZ = 2.0, 3.0  # the reveal: the scoring ring flashes, the target blinks faster
-WARN_HZ = 2.0
 # A glint crosses the idle board once every 20 s. Each of its 48 steps wakes the box, and a wake-up
 # after a sleep costs about as much as the work it does (cold caches): every 10 s, the idle board
 # was the dearest still screen (4.8 wake-ups a second, 0.11-0.20 % of a core here).
@@ -334,7 +332,7 @@ def _draw_system(frame: Frame, ui: Ui, at: Moment) -> None:
         filled = math.ceil(min(1.0, ui.hold_progress) * screens.PANEL_H)
         fill_rect(frame, STATUS_X, 0, 2, screens.PANEL_H - filled, HOLD_OFF)
         fill_rect(frame, STATUS_X, screens.PANEL_H - filled, 2, filled, HOLD_ON)
-    if (ui.disk_full or not ui.store_online) and at.blink(WARN_HZ):
+    if (ui.disk_full or not ui.store_online) and at.blink(ACT_HZ, PAWN_LIT):  # on the beat: no wake-ups of its own
         frame.set(STATUS_X + 1, screens.PANEL_H - 1, DISK_FULL if ui.disk_full else AMBER)
 
 
@@ -380,7 +378,7 @@ def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
         frame = _frame_from(_dim_bytes(width, height), width, height)
         base, pixels = _board_bytes(width, height), frame.pixels
         chosen = cells[ui.card_choice % len(cells)]
-        lit = at.blink(CARD_HZ, 0.6)
+        lit = at.blink(ACT_HZ, PAWN_LIT)  # on the beat the cursor and the status columns keep
         for cell in cells:
             if lit or cell == chosen:
                 i = (cell.row * width + cell.col) * 3
