@@ -273,7 +273,8 @@ def _show_page(frame: Frame, state: GameState, texts: list[str], pages, page: in
 
 def game_over(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """Ripples in the winners' colours spread from the middle behind a crown and the winners'
-    colours; joint winners take turns in the ripples."""
+    colours, fast while the room cheers (CHEER_S), then calmly: the screen stays up until a press
+    or the idle timeout, and each step wakes the box. Joint winners take turns in the ripples."""
     colors = tuple(ink(state.colors[w]) for w in state.winners) or (GOLD,)
     speed = RIPPLE_SPEED if at.t - ui.since < CHEER_S else RIPPLE_CALM_SPEED
     step = at.whole(lambda t: ripple_travel(t - ui.since), speed) % (RIPPLE_SPACING * len(colors))
