@@ -105,7 +105,7 @@ def put_on_screen(app, screen: str, now: float) -> None:
     from console.commands.bench_games import busy_game, reveal_game, whole_game
     from console.game import rules
     from console.game.board import Cell
-    from console.game.record import action_from_json
+    from console.game.record import action_from_json, fold_record
     from console.view.screens import CHEER_S
     from console.view.timeline import stored_timeline
     from console.view.ui import PANEL, Ui
@@ -117,9 +117,7 @@ def put_on_screen(app, screen: str, now: float) -> None:
         state = rules.apply(None, rules.NewGame(players=5, seed=11, first_giver=0, variant="cards"))
         app.put_on(state, Ui(screen="secret", secret_holder=PANEL, card_choice=1), now)
     elif screen == "game over":  # once the room has cheered, until the idle board comes back
-        state = None
-        for action in whole_game(4):
-            state = rules.apply(state, action_from_json(action))
+        state = fold_record(enumerate(map(action_from_json, whole_game(4)), 1))
         app.put_on(state, Ui(screen="game_over", since=now - CHEER_S), now)
     elif screen == "scoreboard":
         state, _ = reveal_game()
