@@ -102,6 +102,7 @@ class ConsoleApp:
         self.room_codes = room_codes  # a new code for the phones to join with, each game
         self._published: tuple = (None, None)
         self._bindings: object = None  # the rounds' secret holders as last kept in the store (secret.kept)
+        self._bound_for: tuple = (None, None)  # the game and holder `_bindings` were last worked out for
         # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
         # box the first frame's time since boot is logged and kept for `diag`.
         self.notifier = notifier
@@ -191,7 +192,7 @@ class ConsoleApp:
             return
         self.game, record = offered
         self.journal("resumed", record)
-        self._bindings = bindings
+        self._bindings, self._bound_for = bindings, (None, None)
         self.ui = replace(self.ui, screen="resume", choice=0,
                           secret_holder=secret.restored(self.game, bindings))  # else nobody's
         self._keep_bound(self.ui.since)
@@ -369,7 +370,10 @@ class ConsoleApp:
         (a restart then finds it, and gives the secret to no one else)."""
         if game is None or rules.is_terminal(game):
             return
+        if game is self._bound_for[0] and ui.secret_holder == self._bound_for[1]:
+            return  # kept already: the same deal (one state of the game) and holder give the same bindings
         bindings = secret.kept(self._bindings, game, ui)
+        self._bound_for = (game, ui.secret_holder)
         if bindings != self._bindings:
             self._bindings = bindings
             self.store.set_setting(secret.SETTING, bindings)

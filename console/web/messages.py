@@ -102,21 +102,22 @@ def parse_message(text: Any, last_n: int) -> Message:
         raise MessageError(f"{verb}: n must be a whole number from 1 up")
     if n <= last_n:
         raise MessageError(f"{verb}: message {n} was already received (replayed or sent twice)")
-    expected = FIELDS[verb]
-    extra = data.keys() - expected.keys() - _HEAD
-    if extra:
+    if not data.keys() <= _ALLOWED[verb]:
+        extra = data.keys() - _ALLOWED[verb]
         raise MessageError(f"{verb}: unexpected field {min(extra)[:MAX_TEXT]!r}")
-    fields = {name: _field(verb, name, kind, data.get(name, _MISSING)) for name, kind in expected.items()}
+    fields = {name: _field(verb, name, kind, data.get(name, _MISSING)) for name, kind in FIELDS[verb].items()}
     return Message(verb, n, fields)
 
 
 _MISSING = object()
-_HEAD = {"t", "n"}  # the fields of every message
+_ALLOWED = {verb: frozenset(fields) | {"t", "n"} for verb, fields in FIELDS.items()}  # "t" and "n": every message's
 
 
 def _field(verb: str, name: str, kind: str, value: Any) -> Any:
     if value is _MISSING and kind != "int?":
         raise MessageError(f"{verb}: missing {name}")
+    if kind == "cell":  # first: most messages are taps
+        return _cell(verb, name, value)
     if kind == "text":
         if not isinstance(value, str) or len(value) > MAX_TEXT:
             raise MessageError(f"{verb}: {name} must be text of at most {MAX_TEXT} characters")
@@ -131,11 +132,9 @@ def _field(verb: str, name: str, kind: str, value: Any) -> Any:
         if value not in (1, -1) or isinstance(value, bool):
             raise MessageError(f"{verb}: {name} must be 1 or -1")
         return value
-    if kind == "variant":
-        if value not in VARIANTS:
-            raise MessageError(f"{verb}: {name} must be {' or '.join(VARIANTS)}")
-        return value
-    return _cell(verb, name, value)
+    if value not in VARIANTS:  # the last kind: "variant"
+        raise MessageError(f"{verb}: {name} must be {' or '.join(VARIANTS)}")
+    return value
 
 
 def _cell(verb: str, name: str, value: Any) -> Cell:

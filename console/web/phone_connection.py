@@ -207,6 +207,7 @@ class PhoneConnection:
             if self.messages_read == 1 and self.room.live_view and live_view_switch(raw.get("text")):
                 self.live_view = True  # WLED's live view, not a phone: `run` hands it over
                 return
+            self.room.pass_follows()
             try:
                 if self.pacer.take():
                     message = parse_message(raw.get("text"), self.last_n)
@@ -217,10 +218,10 @@ class PhoneConnection:
             except Exception:  # a bug here must not end the phone's connection, nor reach it
                 log.exception("a phone's message could not be handled")
                 self.send(refusal(self._n_of(raw), SeatError("the box could not handle that message", "box_error")))
+            await self.room.send_views()  # what this message changed, to every phone now (the room's pass)
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return
-            await self.room.send_views()  # what this message changed, to every phone now (the room's pass)
             # The writer's turn: answers go out as messages come in; a phone past the rate is not
             # read again until it may send (see pacing).
             await self.room.pause(self.pacer.wait_s())

@@ -156,11 +156,17 @@ class PhoneRoom:
 
     def owe_view(self, phone: PhoneConnection) -> None:
         """`phone` is sent its view in the next pass: the reader whose request changed the state
-        makes it at once (`send_views`), else one turn of the loop does for every phone."""
+        makes it at once (`pass_follows`), else one turn of the loop does for every phone."""
         self._owed[phone] = None
         if not self._pass_due:
             self._pass_due = True
             phone.loop.call_soon(self._start_pass)
+
+    def pass_follows(self) -> None:
+        """The caller runs `send_views` before it next yields to the loop: a view owed until then
+        goes out in that pass, without a turn of the loop and a task of its own (made for nothing
+        at every tap)."""
+        self._pass_due = True
 
     def _start_pass(self) -> None:
         self._pass_due = False
@@ -169,6 +175,7 @@ class PhoneRoom:
 
     async def send_views(self) -> None:
         """The pass: each owed phone's view, in turn (`PhoneConnection.send_owed_view`)."""
+        self._pass_due = False  # from here on, a view owed is another pass's
         while self._owed:
             owed, self._owed = self._owed, {}
             for phone in owed:

@@ -70,14 +70,16 @@ class ViewTexts:
         # what the game's text and the private parts are made of besides `game` itself (by
         # identity: a state not changed is the same object) and the cursor
         self._game_key = (ui.pending, ui.secret_holder)
-        cursor = json.dumps(_public_cursor(game, ui))
+        cursor = _public_cursor(game, ui)
+        cursor = "null" if cursor is None else f'"{cursor}"'  # a cell's name: json.dumps's own text
         if before is not None and before.game is game and before._game_key == self._game_key:
             self._around_cursor, self._yours = before._around_cursor, before._yours
         else:
             self._around_cursor, self._yours = _game_around_cursor(game, ui), {}
         start, end = self._around_cursor
         self._public = "null" if game is None else f"{start}{cursor}{end}"
-        same_rests = before is not None and before.ui.colors == ui.colors and before.ui.setup == ui.setup
+        same_rests = before is not None and before.ui.colors == ui.colors and (
+            before.ui.setup is ui.setup or before.ui.setup == ui.setup)  # a step keeps the set-up object
         self._rests: dict[tuple, str] = before._rests if same_rests else {}
         self._texts: dict[tuple, str] = {}  # whole views of this state, for phones that see the same
         # each phone's head ('{"t": "view", "screen": ..., "seat": ..., "host": ...'): the same while the screen is
