@@ -205,9 +205,9 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
     """A quick run of the process figures (the real bench measures for longer): phones in another
     process beside the anchor, a still screen beside the bare loop, the quota run in a cgroup
     (CI is root, as the box's bench is), the replay's peak memory."""
-    from console.commands import bench_budget, bench_processes
+    from console.commands import bench_budget, bench_phones, bench_processes
 
-    phones = bench_processes.phone_figures(counts=(2,), taps=6, rounds=2)["2"]
+    phones = bench_phones.phone_figures(counts=(2,), taps=6, rounds=2)["2"]
     assert phones["console"]["samples"] == phones["anchor"]["samples"] == 2 * 3 * 2  # rounds x taps x phones
     low, high = phones["p50_ratio_rounds"]
     assert 0 < low <= high

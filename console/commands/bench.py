@@ -200,11 +200,11 @@ def run_bench(cpu_quota: float | None = None) -> dict:
     results.update(startup_figures())  # (bench_startup: the child imports only the console)
     results["idle_cpu"] = idle_cpu_figure()
     results["web"] = web_figures()
-    from console.commands import bench_budget, bench_processes  # they run children of their own, which import this
+    from console.commands import bench_budget, bench_phones, bench_processes  # children of their own import this
 
     results["still_percent_of_a_core"] = bench_processes.still_figures()
     results["full_collection"] = bench_budget.collection_figures()
-    results["phones_in_a_process"] = bench_processes.phone_figures()
+    results["phones_in_a_process"] = bench_phones.phone_figures()
     results["replay_video"] = replay_memory_figures()
     if cpu_quota is not None:
         results["cpu_quota"] = bench_budget.quota_figures(cpu_quota)
@@ -332,7 +332,7 @@ def format_report(r: dict) -> str:
                  f"{g['asks']}: {g['frozen_ms']} ms with what its start made frozen ({g['objects_frozen']} "
                  f"objects), {g['thawed_ms']} ms with them thawed")
     lines.append("a tap to every phone, console and phones in separate processes, beside a minimal "
-                 "Starlette broadcast, the two in turns (p50/p99 ms):")
+                 "Starlette broadcast, the phones tapping the two in turn (p50/p99 ms):")
     for n, row in r["phones_in_a_process"].items():
         (c, a), (low, high) = (row["console"], row["anchor"]), row["p50_ratio_rounds"]
         lines.append(f"  {n} phones: console {c['p50']:.2f}/{c['p99']:.2f}, anchor {a['p50']:.2f}/{a['p99']:.2f} "

@@ -1,7 +1,6 @@
 """The parts of `hues-console bench` that run the console in a process of its own, as on the box:
-the still screens' CPU and phones in another process (N = 1, 10, 32) beside a minimal Starlette
-broadcast. `bench_budget` runs it in a CPU quota (a Pi Zero 2 W's budget) and times its garbage
-collection.
+the still screens' CPU here; `bench_phones` taps phones in another process, `bench_budget` runs
+the console in a CPU quota (a Pi Zero 2 W's budget) and times its garbage collection.
 
 The measured process is only the console (its loop, its web server); the phones, the anchor
 server and the bench are other processes, so their work is neither counted nor shares its GIL.
@@ -13,12 +12,10 @@ bare 60 Hz wait loop measured in the same run. Every child is started with
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import os
 import resource
-import socket
 import subprocess
 import sys
 import threading
@@ -133,10 +130,10 @@ def put_on_screen(app, screen: str, now: float) -> None:
 
 
 class Child:
-    """A child process of this module, spoken to line by line."""
+    """A child process running `module` (this one by default) with `args`, spoken to line by line."""
 
-    def __init__(self, *args: str, preexec=None) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "console.commands.bench_processes", *args],
+    def __init__(self, *args: str, preexec=None, module: str = "console.commands.bench_processes") -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", module, *args],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                         preexec_fn=preexec)
         self.first = self.read()
@@ -272,201 +269,21 @@ def still_settle_s(screen: str) -> float:
 
 
 class Phones(Child):
-    """The phones' process: N websocket clients, each from its own loopback address."""
+    """The phones' process: N websocket clients of the console `server`, each from its own
+    loopback address; with `beside`, N more of that server (the anchor), tapped in turn with them
+    (`bench_phones`, the module it runs)."""
+
+    MODULE = "console.commands.bench_phones"
 
     def __init__(self, server: dict, n: int, *, taps: int = 0, every_s: float = 0.05,
-                 others_tap: bool = False, anchor: bool = False, watch: bool = False) -> None:
-        mode = "anchor" if anchor else "watch" if watch else "console"
+                 others_tap: bool = False, watch: bool = False, beside: dict | None = None) -> None:
         seats = [server.get("guesser")] + [s for s in range(10) if s not in (server.get("guesser"), server.get("giver"))]
-        super().__init__("phones", server["url"], server["code"], str(n), str(taps), str(every_s), mode,
-                         str(int(others_tap)), ",".join(str(s) for s in seats if s is not None))
-
-
-def run_phones(url: str, code: str, n: int, taps: int, every_s: float, mode: str, others_tap: bool,
-               seats: list[int]) -> None:
-    """In the phones' process: join (the first phone in the guesser's seat), tap; print the latencies."""
-    latencies = asyncio.run(_phones(url, code, n, taps, every_s, mode, others_tap, seats))
-    print(json.dumps({"latencies_ms": latencies}), flush=True)
-    os._exit(0)
-
-
-async def _phones(url, code, n, taps, every_s, mode, others_tap, seats) -> list[float]:
-    from websockets.asyncio.client import connect
-
-    ws_url = url.replace("http://", "ws://") + ("/" if mode == "anchor" else "/ws")
-    counter = [0]
-
-    async def send(ws, **message):
-        counter[0] += 1
-        await ws.send(json.dumps({"n": counter[0], **message}))
-
-    sockets = []
-    for i in range(n):  # one guest after another, each in before the next (the waiting room is smaller than 32)
-        ws = await connect(ws_url, origin=url, compression=None, open_timeout=WAIT_S,
-                           local_addr=(f"127.0.0.{2 + i}", 0))
-        sockets.append(ws)
-        if mode != "anchor":
-            await send(ws, t="join", code=code)
-            if i < len(seats):  # the others watch without a seat
-                await send(ws, t="take", seat=seats[i])
-            await asyncio.wait_for(_until_in(ws, i < len(seats)), WAIT_S)
-    arrived: list[dict] = [{} for _ in range(n)]
-    done = asyncio.Event()
-    wanted: list[str | None] = [None]
-
-    async def read(i, ws):
-        async for text in ws:
-            cell = _cursor_in(text)
-            if cell is not None and cell == wanted[0] and cell not in arrived[i]:
-                arrived[i][cell] = time.perf_counter()
-                if all(cell in a for a in arrived):
-                    done.set()
-
-    readers = [asyncio.create_task(read(i, ws)) for i, ws in enumerate(sockets)]
-    print(json.dumps({"ready": True}), flush=True)
-    if mode == "watch":
-        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-        return []
-    tapper = sockets[0]
-    noise = [asyncio.create_task(_tap_refused(ws, every_s, counter)) for ws in sockets[2:]] if others_tap else []
-    latencies = []
-    for i in range(taps):
-        cell = f"{'AB'[i % 2]}{20 + i % 10}"  # free cells, each tap another (the busy game's pawns are nearer H15)
-        for a in arrived:
-            a.clear()
-        wanted[0], sent = cell, time.perf_counter()
-        done.clear()
-        if mode == "anchor":
-            await sockets[0].send(json.dumps({"cell": cell}))
-        else:
-            await send(tapper, t="cursor", cell=cell)
-        try:
-            await asyncio.wait_for(done.wait(), WAIT_S)
-        except asyncio.TimeoutError:
-            raise RuntimeError(f"tap {i}: not every phone saw it") from None
-        latencies += [(a[cell] - sent) * 1000 for a in arrived]
-        await asyncio.sleep(max(0.0, sent + every_s - time.perf_counter()))
-    for task in noise + readers:
-        task.cancel()
-    for ws in sockets:
-        await ws.close()
-    return latencies
-
-
-async def _until_in(ws, seated: bool) -> None:
-    """Read a joining phone's messages until it is admitted (and seated) and has a view."""
-    wanted = {"admitted", "view"} | ({"seated"} if seated else set())
-    async for text in ws:
-        wanted.discard(json.loads(text).get("t"))
-        if not wanted:
-            return
-    raise RuntimeError("a phone was refused while joining")
-
-
-async def _tap_refused(ws, every_s, counter) -> None:
-    """A phone that is not the guesser tapping cells too (refused: it loads the box as much)."""
-    i = 0
-    while True:
-        counter[0] += 1
-        await ws.send(json.dumps({"t": "cursor", "n": counter[0] + 10_000, "cell": f"P{i % 30 + 1}"}))
-        i += 1
-        await asyncio.sleep(every_s)
-
-
-def _cursor_in(text: str) -> str | None:
-    try:
-        message = json.loads(text)
-    except (TypeError, ValueError):
-        return None
-    game = message.get("game") if message.get("t") == "view" else None
-    return game.get("cursor") if game else None
-
-
-# --- the minimal Starlette broadcast (the anchor) ------------------------------------------------
-
-
-def _anchor_view() -> tuple[str, str]:
-    """A seated phone's view of the busy game as the console sends it, before and after its
-    cursor's value."""
-    from console.commands.bench_games import busy_game
-    from console.web.views import ViewTexts
-
-    state, ui = busy_game()
-    text, cursor = ViewTexts(state, ui).text(1), json.dumps(str(ui.cursor))
-    if text.count(cursor) != 1:  # a pawn's cell named like it would be taken for it
-        raise ValueError(f"the busy game's view names {cursor} {text.count(cursor)} times, not once")
-    start, _, end = text.partition(cursor)
-    return start, end
-
-
-def serve_anchor() -> None:
-    """In the child: a Starlette app that sends every message it gets to every connection, on
-    uvicorn with the console's websocket settings. What it sends is a view as the console sends
-    it (a seated phone's view of the busy game) with the tap's cell as its cursor, made by joining
-    three strings: the phones' process then decodes the same text for both servers. A flat
-    message of the view's length decoded in 8 us against a view's 56, and with 32 phones the
-    phones' process decodes 32 in a row: its own work went into the console's figure."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.routing import WebSocketRoute
-
-    start, end = _anchor_view()
-    clients = set()
-
-    async def endpoint(ws):
-        await ws.accept()
-        clients.add(ws)
-        try:
-            while True:
-                cell = json.loads(await ws.receive_text())["cell"]
-                text = f"{start}{json.dumps(cell)}{end}"
-                for client in list(clients):
-                    await client.send_text(text)
-        except Exception:
-            clients.discard(ws)
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    print(json.dumps({"url": f"http://127.0.0.1:{sock.getsockname()[1]}", "code": "", "guesser": None}), flush=True)
-    config = uvicorn.Config(Starlette(routes=[WebSocketRoute("/", endpoint)]), log_level="warning",
-                            ws="websockets-sansio", ws_per_message_deflate=False, lifespan="off")
-    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
-    uvicorn.Server(config).run(sockets=[sock])
-
-
-def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
-    """A tap to every phone, p50/p99 over taps x phones, the console and the anchor each in a
-    process of their own, the phones in a third. They take turns, `rounds` of taps / rounds
-    each, in the order console, anchor, anchor, console, ...: this machine's speed drifts over
-    a minute by as much as the difference measured, and one after the other the drift went into
-    the ratio. The p50 ratio of each round is given too (its lowest and highest): with 4 rounds
-    of 25 taps, two whole runs differed by a fifth, and a figure says how far it can be trusted."""
-    from console.commands.bench_games import percentile
-
-    servers = (("console", ("console", "guessing", "--web"), False), ("anchor", ("anchor",), True))
-    out = {}
-    for n in counts:
-        latencies: dict[str, list[list[float]]] = {"console": [], "anchor": []}
-        for turn in range(rounds):
-            for name, args, anchor in servers if turn % 2 == 0 else servers[::-1]:
-                server = Child(*args)
-                phones = Phones(server.first, n, taps=max(1, taps // rounds), anchor=anchor)
-                try:
-                    latencies[name].append(phones.read()["latencies_ms"])
-                finally:
-                    phones.close()
-                    server.close()
-        row: dict = {}
-        for name, by_round in latencies.items():
-            values = [value for one_round in by_round for value in one_round]
-            row[name] = {"p50": round(percentile(values, 50), 2), "p99": round(percentile(values, 99), 2),
-                         "samples": len(values)}
-        row["p50_ratio"] = round(row["console"]["p50"] / row["anchor"]["p50"], 2)
-        each = [percentile(mine, 50) / percentile(theirs, 50)
-                for mine, theirs in zip(latencies["console"], latencies["anchor"])]
-        row["p50_ratio_rounds"] = [round(min(each), 2), round(max(each), 2)]
-        out[str(n)] = row
-    return out
+        servers = [{"url": server["url"], "code": server["code"], "anchor": False}]
+        if beside is not None:
+            servers.append({"url": beside["url"], "code": "", "anchor": True})
+        super().__init__("phones", json.dumps({
+            "servers": servers, "n": n, "taps": taps, "every_s": every_s, "watch": watch,
+            "others_tap": others_tap, "seats": [s for s in seats if s is not None]}), module=self.MODULE)
 
 
 if __name__ == "__main__":
@@ -475,9 +292,4 @@ if __name__ == "__main__":
         serve_console(rest[0], "--web" in rest, rest[rest.index("--notify") + 1] if "--notify" in rest else None)
     elif role == "bare":
         bare_wait_loop(0)
-    elif role == "anchor":
-        serve_anchor()
-    elif role == "phones":
-        url, code, n, taps, every, mode, others, seats = rest
-        run_phones(url, code, int(n), int(taps), float(every), mode, others == "1",
-                   [int(s) for s in seats.split(",") if s])
+
