@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, strategies as st
 
 from console.commands import main as cli
-from console.game.record import RecordError, action_from_json, dumps_record, parse_record, replay_record
+from console.game.record import RecordError, action_from_json, dumps_record, json_value, parse_record, replay_record
 from console.game.rules import ChooseTarget, Clue, NewGame, Next, Place, SkipClue, TakeBack
 from tests.gameplay import c
 
@@ -165,3 +166,33 @@ def test_only_newline_ends_a_line(separator):
         assert str(err.value).startswith("g:5: next is not possible now")
     else:
         assert str(err.value).startswith("g:3: not valid JSON")
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=12)
+SPACE = st.text(" \t\r\n", max_size=3)
+
+
+@given(JSON_VALUES, st.sampled_from([(",", ":"), (", ", ": ")]), SPACE, SPACE)
+def test_a_line_reads_the_same_with_space_around_its_value_or_none(value, separators, before, after):
+    """A line as the writers make it is read by the scanner alone, one with space around it by the
+    whole decoder: the same value either way."""
+    text = json.dumps(value, separators=separators)
+    assert json_value(text) == value == json_value(before + text + after)
+
+
+@pytest.mark.parametrize("text, problem", [
+    ('{"a":1,"a":2}', "the key 'a' is given twice"),
+    ('[{"b":[{"c":0,"c":0}]}]', "the key 'c' is given twice"),
+    ('{"a":NaN}', "NaN is not a JSON number"),
+    ('[-Infinity]', "-Infinity is not a JSON number"),
+    ('{"a":1}x', "Extra data at column 8"),
+    ("", "Expecting value at column 1"),
+])
+def test_a_line_without_space_is_refused_as_with_it(text, problem):
+    for line in (text, f" {text} "):
+        with pytest.raises(ValueError) as err:
+            json_value(line)
+        assert problem.split(" at column")[0] in str(err.value)

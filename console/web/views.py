@@ -76,8 +76,8 @@ class ViewTexts:
             self._around_cursor, self._yours = before._around_cursor, before._yours
         else:
             self._around_cursor, self._yours = _game_around_cursor(game, ui), {}
-        start, end = self._around_cursor
-        self._public = "null" if game is None else f"{start}{cursor}{end}"
+        # the public game's text around its cursor (null before a game), joined into each view
+        self._public = ("null", "", "") if game is None else (self._around_cursor[0], cursor, self._around_cursor[1])
         same_rests = before is not None and before.ui.colors == ui.colors and (
             before.ui.setup is ui.setup or before.ui.setup == ui.setup)  # a step keeps the set-up object
         self._rests: dict[tuple, str] = before._rests if same_rests else {}
@@ -107,7 +107,8 @@ class ViewTexts:
         head = self._heads.get((seat, host))
         if head is None:
             head = self._heads[seat, host] = json.dumps(_head_start(self.ui, seat, host))[:-1]
-        return f'{head}, {rest}, "game": {self._public}, "you": {you}}}'
+        start, cursor, end = self._public
+        return f'{head}, {rest}, "game": {start}{cursor}{end}, "you": {you}}}'
 
 
 _CURSOR_MARK = "\x00"  # no cell's name: where the cursor's value goes in the game's text
