@@ -70,12 +70,15 @@ CURSOR_S, CURSOR_LOOK, FLICKERS = PAWN_S, PAWN_LIT, 3  # a cursor: its cell's lo
 ACT_HZ = 1 / PAWN_S  # the acting player's swatch in the status columns, in step with the pawns
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 RING_HZ, TARGET_HZ = 2.0, 3.0  # the reveal: the scoring ring flashes, the target blinks faster
-# A glint crosses the idle board once every 20 s. Each of its 48 steps wakes the box, and a wake-up
+# A glint crosses the idle board once every 20 s. Each of its steps wakes the box, and a wake-up
 # after a sleep costs about as much as the work it does (cold caches): every 10 s, the idle board
-# was the dearest still screen (4.8 wake-ups a second, 0.11-0.20 % of a core here).
+# was the dearest still screen (4.8 wake-ups a second, 0.11-0.20 % of a core here). So it moves
+# two diagonals a step, 10 a second as before, in 24 steps: at most 2.4 wake-ups a second in any
+# 10 s. Its band is four diagonals (edge, middle, middle, edge), so every diagonal it crosses is
+# lit alike: one step at the middle's level, one at the edge's.
 IDLE_GLINT_S = 20.0
-GLINT_STEP_S = 0.1  # moving one diagonal every 0.1 s, 4.7 s to cross; then the board lies still
-GLINT_STEPS = COLS + ROWS + 1  # its middle from diagonal -1 (entering) to 45 (leaving)
+GLINT_STEP_S = 0.2  # 4.8 s to cross; then the board lies still
+GLINT_STEPS = (COLS + ROWS) // 2 + 1  # 24: from entering at diagonal 0 to leaving at 44 (col + row)
 GLINT_LEVELS = (0.75, 0.875, 1.0)  # the board's share of its colours; the glint's edge, its middle
 STATUS_X = COLS
 ROOM_CODE_Y = 10  # the phones' room code on the idle board
@@ -169,13 +172,15 @@ def _glint_boards(width: int, height: int) -> tuple[bytes, ...]:
 
 @lru_cache(maxsize=2 * GLINT_STEPS)
 def _idle_bytes(width: int, height: int, step: int) -> bytes:
-    """The idle board with the glint's middle on diagonal `step` (col + row; outside 0..44: no
-    glint): that diagonal at full colour, its two neighbours between, the rest dimmer. From one
-    step to the next about 40 cells change, not the whole board."""
+    """The idle board at the glint's `step` (0 to GLINT_STEPS - 1: crossing; GLINT_STEPS: gone):
+    its band on diagonals 2 * step - 3 to 2 * step (col + row), the middle two at full colour,
+    the edges between, the rest dimmer. From one step to the next at most six diagonals change,
+    not the whole board."""
     boards = _glint_boards(width, height)
     pixels = bytearray(boards[0])
-    for diagonal in (step - 1, step, step + 1):
-        level = boards[2 if diagonal == step else 1]
+    first = 2 * step - 3
+    for diagonal in range(max(first, 0), first + 4):
+        level = boards[1 if diagonal in (first, first + 3) else 2]
         for row in range(max(0, diagonal - COLS + 1), min(ROWS, diagonal + 1)):
             i = (row * width + diagonal - row) * 3
             pixels[i : i + 3] = level[i : i + 3]
@@ -340,9 +345,9 @@ def _draw_system(frame: Frame, ui: Ui, at: Moment) -> None:
 
 
 def glint_step(t: float) -> int:
-    """Where the idle board's glint is at t: its middle's diagonal, -1 to 45 as it crosses, then
-    46 (gone) while the board lies still until the next crossing."""
-    return min(int(t % IDLE_GLINT_S / GLINT_STEP_S), GLINT_STEPS) - 1
+    """Where the idle board's glint is at t: its step, 0 to GLINT_STEPS - 1 as it crosses, then
+    GLINT_STEPS (gone) while the board lies still until the next crossing."""
+    return min(int(t % IDLE_GLINT_S / GLINT_STEP_S), GLINT_STEPS)
 
 
 def _idle(state: GameState | None, ui: Ui, at: Moment, width: int, height: int) -> Frame:
