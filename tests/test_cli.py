@@ -17,6 +17,8 @@ from PIL import Image
 from console.commands import bench
 from console.commands import main as cli
 from console.view.palette import board_colors
+from console.view.render import IDLE_GLINT_S
+from console.view.timeline import REVEAL_S
 from tests.test_record import EXAMPLE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,15 +234,16 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
     assert video["webp"]["bytes"] > 0
 
 
-def test_the_idle_boards_cpu_is_measured_over_whole_glints():
-    """A window shorter than the glint's period reads its crossing or its stillness, not both."""
+@pytest.mark.parametrize("screen, period", [("idle", IDLE_GLINT_S), ("attract", REVEAL_S)])
+def test_a_screen_that_comes_round_is_measured_over_whole_rounds(screen, period):
+    """A window shorter than the idle glint's period reads its crossing or its stillness, not
+    both; one shorter than a reveal of the attract loop, its flashing or its scoreboard."""
     from console.commands.bench_processes import still_window_s
-    from console.view.render import IDLE_GLINT_S
 
-    for seconds in (0.5, 10.0, IDLE_GLINT_S, 50.0):
-        window = still_window_s("idle", seconds)
-        assert window >= seconds and window % IDLE_GLINT_S == 0 and window < seconds + IDLE_GLINT_S
-    assert still_window_s("guessing", 10.0) == still_window_s("attract", 10.0) == 10.0
+    for seconds in (0.5, 10.0, period, 50.0):
+        window = still_window_s(screen, seconds)
+        assert window >= seconds and window % period == 0 and window < seconds + period
+    assert still_window_s("guessing", 10.0) == still_window_s("game over", 10.0) == 10.0
 
 
 def test_every_still_screen_the_bench_measures_is_on_the_panel():

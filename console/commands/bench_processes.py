@@ -248,18 +248,23 @@ def still_figures(seconds: float = 10.0, repeats: int = 2) -> dict:
 
 
 def still_window_s(screen: str, seconds: float) -> float:
-    """How long a still screen is measured: `seconds`, and for the idle board whole periods of its
-    glint (render.IDLE_GLINT_S), at least one: another window would read more of its crossing or
-    of its stillness than the board shows."""
+    """How long a still screen is measured: `seconds`, and for a screen that comes round in a
+    longer period, whole periods of it, at least one: the idle board's glint (render.IDLE_GLINT_S)
+    and the attract loop's reveals (timeline.REVEAL_S). Another window would read more of the
+    glint's crossing or of its stillness, or of a reveal's flashing or of its scoreboard, than
+    the screen shows."""
     from console.view.render import IDLE_GLINT_S
+    from console.view.timeline import REVEAL_S
 
-    return max(1, math.ceil(seconds / IDLE_GLINT_S)) * IDLE_GLINT_S if screen == "idle" else seconds
+    period = {"idle": IDLE_GLINT_S, "attract": REVEAL_S}.get(screen)
+    return seconds if period is None else max(1, math.ceil(seconds / period)) * period
 
 
 def still_settle_s(screen: str) -> float:
     """How long a still screen runs before it is measured: two of its rounds (the idle board's
     glint comes every IDLE_GLINT_S; the guessing screen's beat and the others' are a second or
-    hold still), and a second more."""
+    hold still; each of the attract loop's reveals draws pictures of its own, which waiting
+    longer would not have drawn), and a second more."""
     from console.view.render import IDLE_GLINT_S, PAWN_S
 
     return SETTLE_S + 2 * (IDLE_GLINT_S if screen == "idle" else PAWN_S)
