@@ -348,7 +348,8 @@ def format_report(r: dict) -> str:
                      f"tapping {q['taps_per_s_each']:g}/s each for {q['seconds']:g} s: frames late p50 {f['p50']} "
                      f"p99 {f['p99']} ms ({f['frames']} frames), taps to every phone p50 {t['p50']} p99 {t['p99']} ms "
                      f"({t['samples']}), watchdog {d['pings']} pings, longest gap {d['longest_gap_s']} s, "
-                     f"{d['missed']} missed")
+                     f"{d['missed']} missed; held back by the quota in {q['throttled']['held_back']} of its "
+                     f"{q['throttled']['periods']} periods of 0.1 s")
     return "\n".join(lines)
 
 

@@ -42,7 +42,9 @@ def quota_figures(quota: float, seconds: float = 20.0, phones: int = 10, taps_pe
         try:
             taps = int(seconds * taps_per_s)
             client = Phones(server.first, phones, taps=taps, every_s=1 / taps_per_s, others_tap=True)
+            before = group.throttled()  # the phones are in: the taps begin
             latencies = client.read()["latencies_ms"]
+            throttled = {key: n - before[key] for key, n in group.throttled().items()}
             client.close()
             late = server.ask("late")["late_ms"]
         finally:
@@ -58,12 +60,20 @@ def quota_figures(quota: float, seconds: float = 20.0, phones: int = 10, taps_pe
                                   "p99": round(percentile(latencies, 99), 2), "samples": len(latencies)},
         "watchdog": {"pings": len(pings), "longest_gap_s": round(max(gaps, default=0.0), 2),
                      "missed": sum(gap > 2.0 for gap in gaps)},
+        "throttled": throttled,
     }
 
 
 class _CpuGroup:
     def __init__(self, path: str, kind: str) -> None:
         self.path, self.kind = path, kind
+
+    def throttled(self) -> dict:
+        """The quota's periods so far, and in how many the group used it all and was held back
+        (cpu.stat, v1 and v2 alike): a frame late in one of those is the quota's doing."""
+        with open(os.path.join(self.path, "cpu.stat")) as stat:
+            counts = dict(line.split() for line in stat if line.strip())
+        return {"periods": int(counts.get("nr_periods", 0)), "held_back": int(counts.get("nr_throttled", 0))}
 
     def enter(self) -> None:  # in the child, before it runs Python
         with open(os.path.join(self.path, "cgroup.procs"), "w") as procs:
