@@ -15,7 +15,8 @@ from console.game.record import action_to_json
 from console.play.app import ConsoleApp
 from console.store.games import GameStore
 from console.view import font
-from console.view.render import ROOM_CODE_Y, render
+from console.view.render import ROOM_CODE_Y, render, render_timed
+from console.view.screens import RIPPLE_CALM_SPEED, RIPPLE_SPEED
 from console.view.timeline import ATTRACT_AFTER_S, attract_frame, replay_timeline
 from console.view.ui import Ui
 from hal.inputs.events import PRESS, InputEvent
@@ -140,3 +141,20 @@ def test_without_a_store_the_idle_board_only_breathes(config):
     assert app.pictures.attract is None
     app.tick(ATTRACT_AFTER_S + 5)
     assert app.driver.last_frame == render(None, Ui(since=0.0, brightness=app.ui.brightness), ATTRACT_AFTER_S + 5)
+
+
+def test_the_loop_plays_the_game_over_calmly_and_the_replay_with_the_cheer(game):
+    """Nobody cheers at a box left idle: the attract loop's game over spreads its ripples at the
+    calm speed (each step is 128 LEDs and a wake-up), where the replay video keeps the cheer."""
+    _, _, record = game
+    timeline = replay_timeline(record)
+    for scenes, speed in ((timeline.reveals().scenes, RIPPLE_CALM_SPEED), (timeline.scenes, RIPPLE_SPEED)):
+        over = next(s for s in scenes if s.ui.screen == "game_over")
+        t, changes = over.start, 0
+        while True:
+            _, until = render_timed(over.game, over.ui, t)
+            if until >= over.end:
+                break
+            changes, t = changes + 1, until
+        assert changes <= speed * over.duration + 1
+        assert changes >= speed * over.duration - 1

@@ -36,7 +36,7 @@ from console.view.moment import Moment, Reel, first_change
 from console.view.render import PAWN_LIT, PAWN_S, next_change, render, render_timed
 from console.view.timeline import attract_frame, attract_timed, replay_timeline
 from console.view.screens import CHEER_S
-from console.view.ui import PANEL, Cursor, SetupChoices, Ui
+from console.view.ui import PANEL, REVEAL_POINTS_S, Cursor, SetupChoices, Ui
 from hal.drivers.sim_headless import HeadlessDriver
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions
@@ -396,3 +396,12 @@ def test_the_store_going_offline_and_back_wakes_the_loop_at_once(screen):
     assert 1004.0 + FIRST_RETRY_S <= back <= 1004.0 + FIRST_RETRY_S + 0.002
     if screen == "brightness":
         assert app.events.waits <= 6  # start, gone, the retry, back and the end
+
+
+def test_the_reveals_frame_flashes_on_shared_edges():
+    """The scoring ring and the target blink on one set of edges (the target twice as fast), so
+    the reveal's frame wakes the box at most 5 times a second with the pawns' beat: the attract
+    loop plays it over and over (at 2 and 3 Hz it woke the box 9 times a second)."""
+    game, ui = four_players_in_the_reveal(), Ui(screen="reveal", since=1000.0)
+    wakes, _ = walk(game, ui, 1000.0, REVEAL_POINTS_S - 0.01, step_ms=10)
+    assert len(wakes) <= 5 * REVEAL_POINTS_S

@@ -297,4 +297,3 @@ if __name__ == "__main__":
         serve_console(rest[0], "--web" in rest, rest[rest.index("--notify") + 1] if "--notify" in rest else None)
     elif role == "bare":
         bare_wait_loop(0)
-

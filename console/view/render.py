@@ -70,15 +70,15 @@ CURSOR_S, CURSOR_LOOK, FLICKERS = PAWN_S, PAWN_LIT, 3  # a cursor: its cell's lo
 ACT_HZ = 1 / PAWN_S  # the acting player's swatch in the status columns, in step with the pawns
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 # The reveal: the scoring ring flashes, the target blinks twice as fast, every edge of the ring's
-# one of the target's (at 2 and 3 Hz they made 9 wake-ups a second, the attract loop's dearest
-# stretch; now 4 with the pawns' beat)
+# one of the target's (at 2 and 3 Hz, with the pawns' beat, they made 9 wake-ups a second, the
+# attract loop's densest stretch; now 5)
 RING_HZ, TARGET_HZ = 1.0, 2.0
 # A glint crosses the idle board once every 20 s. Each of its steps wakes the box, and a wake-up
 # after a sleep costs about as much as the work it does (cold caches): every 10 s, the idle board
 # was the dearest still screen (4.8 wake-ups a second, 0.11-0.20 % of a core here). So it moves
-# two diagonals a step, 10 a second as before, in 24 steps: at most 2.4 wake-ups a second in any
-# 10 s. Its band is four diagonals (edge, middle, middle, edge), so every diagonal it crosses is
-# lit alike: one step at the middle's level, one at the edge's.
+# two diagonals a step, 10 a second as before, in 24 steps: at most 2.5 wake-ups a second in any
+# 10 s (the 24 and the one that clears it). Its band is four diagonals (edge, middle, middle,
+# edge), so every diagonal it crosses is lit alike: one step at the middle's level, one at the edge's.
 IDLE_GLINT_S = 20.0
 GLINT_STEP_S = 0.2  # 4.8 s to cross; then the board lies still
 GLINT_STEPS = (COLS + ROWS) // 2 + 1  # 24: from entering at diagonal 0 to leaving at 44 (col + row)

@@ -112,11 +112,15 @@ class Timeline:
     def reveals(self) -> Timeline:
         """Only each round's reveal and the end: the idle board's attract loop. Its game over is
         the one after the cheer, its ripples calm: nobody cheers at a box left idle, and the
-        cheer's 6 steps a second of 128 LEDs each made the loop's dearest 10 s (0.16 % of a core
-        here, against 0.09 % for the whole loop)."""
-        scenes = timed(s for s in self.scenes if s.ui.screen in ("reveal", "game_over")).scenes
-        return Timeline(tuple(replace(s, ui=replace(s.ui, since=s.ui.since - screens.CHEER_S)) if s.ui.screen == "game_over"
-                              else s for s in scenes))
+        cheer's 6 steps a second (128 LEDs each) made the loop's densest 10 s, 3.2 wake-ups a
+        second against 1.9 without it."""
+        shown = timed(s for s in self.scenes if s.ui.screen in ("reveal", "game_over")).scenes
+        return Timeline(tuple(_after_the_cheer(s) if s.ui.screen == "game_over" else s for s in shown))
+
+
+def _after_the_cheer(scene: Scene) -> Scene:
+    """The game-over scene as its screen shows once the room has cheered (screens.CHEER_S)."""
+    return replace(scene, ui=replace(scene.ui, since=scene.ui.since - screens.CHEER_S))
 
 
 def attract_scene(reveals: Timeline, ui: Ui, idle_s: float) -> tuple[GameState, Ui, float] | None:
