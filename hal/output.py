@@ -190,7 +190,7 @@ class OutputStage:
         """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the
         supply (at the last frame's level while that fits and is close to the best; for a
         public frame, the last public frame's: a `private` one's level never carries into what
-        everyone sees). A still screen goes round a few pictures (four while guessing, 48 on
+        everyone sees). A still screen goes round a few pictures (three while guessing, 48 on
         the idle board), so the last PROCESSED_KEPT are kept: each is worked out once, then looked up."""
         held = self._last_level[1] if private and self._last_level[0] is not None else self._public_level
         key = (bytes(frame.pixels), frame.width, frame.height, held, self._level)

@@ -212,6 +212,16 @@ def test_a_screen_left_up_wakes_the_box_at_most_4_times_a_second(name):
     assert max((bisect.bisect_left(wakes, at + 10.0) - i for i, at in enumerate(wakes)), default=0) <= 4 * 10
 
 
+@pytest.mark.parametrize("name", ["guessing", "secret choice, a card"])
+def test_a_cursors_beat_wakes_the_box_3_times_a_second(name):
+    """The screens a round leaves up longest, with a cursor on them, change 3 times a second:
+    the pawns light, the cursor shows its colour, then the contrast. A third flicker step cost
+    a fourth wake-up, and it was what took these screens past 0.15 % of a core here."""
+    game, ui = SCREENS[name]()
+    wakes, changes = walk(game, ui, 1000.05, 10.0, step_ms=10)
+    assert len(wakes) == changes == 3 * 10
+
+
 @pytest.mark.parametrize("screen", ["brightness", "host", "confirm", "resume"])
 def test_a_menu_never_changes_by_itself(screen):
     game = four_players_in_the_reveal() if screen in ("host", "confirm") else None
@@ -346,7 +356,7 @@ def test_the_frame_at_a_blink_edge_reaches_the_panel_within_2_ms_and_the_loop_sl
         pictures_module.Reel = Reel
     shown = driver.times
     assert len(reels) <= 5 + len(shown) / REEL_MOST  # drawn ahead in batches, not a render a wake-up
-    assert len(shown) > 35  # the beat: 4 changes a second for 10 s
+    assert len(shown) > 25  # the beat: 3 changes a second for 10 s
     for (before, old), (at, frame) in zip(shown, shown[1:]):
         edge = first_change(lambda t: render(app.game, app.ui, t), before, old, at)  # when it changed
         assert render(app.game, app.ui, edge) == frame
@@ -369,7 +379,7 @@ def test_started_is_called_once_when_the_first_frame_is_out():
     app.put_on(busy_game()[0], Ui(screen="play", cursor=c("D21")), clock[0])  # a frame every beat
     calls = []
     run_realtime(app, 60, clock=lambda: clock[0], start=False, started=lambda: calls.append(len(driver.times)))
-    assert calls == [1] and len(driver.times) > 35
+    assert calls == [1] and len(driver.times) > 25
 
 
 @pytest.mark.parametrize("screen", ["play", "brightness"])

@@ -16,13 +16,15 @@ own cell, and everything else the table needs is in the status columns.
 - A cursor keeps its cell's own look (colour or pawn) while the pawns are lit (CURSOR_LOOK of
   each CURSOR_S period) and flickers while they are dark, FLICKERS steps: its player's colour,
   then white or dark (whichever stands out from that cell, the other if that is the player's
-  colour), then its colour again. The flicker tells it from a pawn, the colour says whose it
-  is. Its eight neighbours are never touched.
+  colour). The flicker tells it from a pawn (three looks a beat where a pawn has two), the
+  colour says whose it is. Its eight neighbours are never touched.
 - Pawns, cursors and the acting player's swatch keep one beat (a period of one second, the
   pawns' dark phase, the swatch's and the cursor's flicker starting at the same moment): the
-  panel changes 4 times a second while guessing, not 7 to 8 on three rhythms, and the loop
-  sleeps in between (each wake-up is a render, the output stage and a driver call). A cursor
-  on a refused cell (taken) flickers red instead for REFUSED_S, from the moment of the press.
+  panel changes 3 times a second while guessing, not 7 to 8 on three rhythms, and the loop
+  sleeps in between. Each change wakes the box: 0.3-0.4 ms of a core here, most of it the
+  wake-up itself, so a third flicker step (4 a second) cost 0.14-0.16 % of a core where two
+  cost 0.09-0.11 % (`hues-console bench`'s still screens). A cursor on a refused cell (taken)
+  flickers red instead for REFUSED_S, from the moment of the press.
   Several cursors may be drawn (phone players', `Ui.remote_cursors`).
 
 The board takes columns 0-29 and rows 0-15 (cell (row, col) at x = col, y = row); larger
@@ -66,7 +68,7 @@ from console.view.ui import PANEL, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
-CURSOR_S, CURSOR_LOOK, FLICKERS = PAWN_S, PAWN_LIT, 3  # a cursor: its cell's look for 0.6 s, then 3 flickers of 0.13 s
+CURSOR_S, CURSOR_LOOK, FLICKERS = PAWN_S, PAWN_LIT, 2  # a cursor: its cell's look for 0.6 s, then 2 flickers of 0.2 s
 ACT_HZ = 1 / PAWN_S  # the acting player's swatch in the status columns, in step with the pawns
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 # The reveal: the scoring ring flashes, the target blinks twice as fast, every edge of the ring's
