@@ -126,9 +126,7 @@ def test_the_latency_presses_change_the_picture_every_time():
 
 
 def test_bench_web_figures_have_every_key():
-    """The web parts, briefly: a tap reaches every phone; the loop runs with a phone connected."""
-    phones = bench.phone_figures(phones=3, taps=10)
-    assert phones["phones"] == 3 and phones["p99"] >= phones["p50"] > 0
+    """The web parts, briefly: the loop runs with a phone connected; a press reaches the page."""
     latency = bench.latency_figures(presses=10, web=True)
     assert latency["events"] == 10 and latency["unshown"] == 0
     assert 0 <= bench.idle_cpu_figure(seconds=0.3, web=True) < 1

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from console.game.board import Cell, parse_cell
-from tests.phone_pages import (AXE, AXE_HINT, board_box, command, line, new_round, open_phone, small_targets,
+from tests.phone_pages import (AXE, AXE_HINT, board_box, command, new_round, open_phone, small_targets,
                                wait_line, axe_problems)
 from tests.phones import PhoneTable
 

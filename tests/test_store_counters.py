@@ -15,7 +15,7 @@ import redis
 
 from console.store.games import GameStore
 from console.store.redis_games import MAX_ORDER, RedisGames
-from tests.test_store import MOVES, NEW_GAME, SUMMARY, play
+from tests.test_store import MOVES, SUMMARY, play
 
 DAMAGED_COUNTERS = {
     "text": "abc",

@@ -25,7 +25,7 @@ from console.view.timeline import ATTRACT_AFTER_S
 from hal.inputs.events import EventQueue
 from tests.scripting import plan_game
 from tests.test_whole_games import first_card_cell, near_guesser
-from tests.test_store import MOVES, NEW_GAME, SUMMARY, play
+from tests.test_store import MOVES, SUMMARY, play
 from tests.test_store_startup import press, tick_until
 
 

@@ -139,7 +139,7 @@ def test_seat_churn_is_paced_and_kept_off_the_panels_loop(console):
 
     store.set_setting = noting
     console.attack("seat-churn")
-    said = console.attacking(lambda said: said["answers"] > 200)
+    console.attacking(lambda said: said["answers"] > 200)
     the_party_goes_on(console)
     assert not any(thread is console._loop for at, thread in writes)
     span = writes[-1][0] - writes[0][0]

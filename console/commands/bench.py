@@ -252,15 +252,6 @@ def replay_memory_figures(players: int = 10) -> dict:
     return out
 
 
-def phone_figures(phones: int = 4, taps: int = 100) -> dict:
-    """A tap's latency to every phone on loopback, p50 and p99 over taps x phones."""
-    from console.commands.bench_web import phone_latencies
-
-    latencies = phone_latencies(started_app(), phones, taps)
-    return {"p50": round(percentile(latencies, 50), 2), "p99": round(percentile(latencies, 99), 2),
-            "phones": phones, "taps": taps}
-
-
 def page_figures(presses: int = 200) -> dict:
     """A press from the `sim --web` page back to it as the changed frame, p50 and p99."""
     from console.commands.bench_panel import press_to_page_latencies
@@ -271,9 +262,11 @@ def page_figures(presses: int = 200) -> dict:
 
 
 def web_figures() -> dict:
-    """With the phones' server on: a tap to every phone, and what the server costs the panel."""
+    """With the phones' server on: what the server costs the panel, and a press on the sim --web
+    page to its frame there (a tap to every phone is measured with the phones in a process of
+    their own: `bench_phones`)."""
     startup = startup_figures(web=True)
-    return {"phone_latency_ms": phone_figures(), "page_latency_ms": page_figures(),
+    return {"page_latency_ms": page_figures(),
             "latency_ms": latency_figures(web=True),
             "idle_cpu": idle_cpu_figure(web=True), **startup}
 
@@ -309,12 +302,9 @@ def format_report(r: dict) -> str:
         f"idle loop: {100 * r['idle_cpu']:.2f} % of a core",
     ]
     w = r["web"]
-    phone, wl = w["phone_latency_ms"], w["latency_ms"]
+    wl = w["latency_ms"]
     lines += [
         "with the phones' server on:",
-        f"  a tap to every phone, the phones as threads of this process (they share its interpreter; the "
-        f"phones in a process of their own are below): {phone['p50']:.2f} ms p50, {phone['p99']:.2f} ms p99 "
-        f"({phone['taps']} taps x {phone['phones']} phones, loopback)",
         f"  a press on the sim --web page to its frame there: {w['page_latency_ms']['p50']:.2f} ms p50, "
         f"{w['page_latency_ms']['p99']:.2f} ms p99 ({w['page_latency_ms']['presses']} presses, loopback)",
         f"  latency: {wl['p50']:.2f} ms p50, {wl['p99']:.2f} ms p99 over {_pressed(wl)}, a phone connected",

@@ -1,10 +1,11 @@
-"""The web companion's part of `hues-console bench`: how long a phone's tap takes to reach every
-phone on loopback, and what the server costs the panel (the frame loop's latency, idle CPU,
-start-up and memory are measured by `bench` with the server on and a phone connected).
+"""The web companion in `hues-console bench`: the server on a free loopback port, and phones
+that join it, for what the server costs the panel (the frame loop's latency, idle CPU, start-up
+and memory are measured by `bench` with the server on and a phone connected) and for the attacks'
+bench (`bench_attacks`).
 
-Phones here are websocket clients in threads of the same process, each recording when a message
-arrived; a tap's latency to a phone is from just before it is sent to the arrival of the first
-view on that phone that shows it.
+These phones are websocket clients in threads of the measuring process, each keeping when a
+message arrived: they share its interpreter, so a tap's latency to every phone is measured with
+the phones in a process of their own instead (`bench_phones`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,10 @@ from websockets.sync.client import connect
 from console.config.loader import load_config
 from console.config.schema import WebConfig
 from console.play.app import ConsoleApp
-from console.play.loop import run_realtime
 from console.web.companion import WebCompanion
 from console.web.seats import new_room_code
 
 WAIT_S = 5.0
-TAP_EVERY_S = 0.02  # 50 taps a second: inside the server's burst and rate for 100 taps
 
 
 def bench_web_config() -> WebConfig:
@@ -96,40 +95,6 @@ def _matches(match, message: dict) -> bool:
         return bool(match(message))
     except (KeyError, TypeError, IndexError):
         return False
-
-
-def phone_latencies(app: ConsoleApp, phones: int = 4, taps: int = 100, fps: int = 60) -> list[float]:
-    """A guesser taps cells (each tap moves the panel's cursor, which every phone is shown): the
-    milliseconds from each tap to each phone's view showing it. `app` is started, not running."""
-    web = attach_bench_web(app)
-    loop = threading.Thread(target=run_realtime, args=(app, fps), kwargs={"start": False}, daemon=True)
-    loop.start()
-    table: list[BenchPhone] = []
-    try:
-        code = app.ui.room_code
-        table = [BenchPhone(web.url, code, seat) for seat in range(phones)]
-        giver, guesser = table[0], table[1]
-        giver.send("new_game", players=phones, variant="free", first_giver=0)
-        giver.wait_for(lambda m: m["you"]["free"] is True)
-        giver.send("choose", cell="H15")
-        giver.send("clue")
-        guesser.wait_for(lambda m: m["game"]["turn"] == 1)
-        latencies = []
-        for i in range(taps):
-            cell = f"{'ABCD'[i % 4]}{i % 30 + 1}"
-            if i:  # a quick finger, within what the server lets one phone send
-                time.sleep(max(0.0, sent + TAP_EVERY_S - time.perf_counter()))
-            sent = guesser.send("cursor", cell=cell)
-            for phone in table:
-                at = phone.wait_for(lambda m, cell=cell: m["t"] == "view" and m["game"]["cursor"] == cell, sent)
-                latencies.append((at - sent) * 1000)
-        return latencies
-    finally:
-        for phone in table:
-            phone.close()
-        app.stop()
-        loop.join(WAIT_S)
-        web.close()
 
 
 def serve_one_phone(app: ConsoleApp):

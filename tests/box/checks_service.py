@@ -103,7 +103,7 @@ def ready_under_full_hardening(stage, variant: str = "leds-dev") -> str:
     status = process_status(stage, shown["MainPID"])
     props = stage.box.show("hues-console.service", "User", "PrivateUsers", "PrivateNetwork", "ProtectSystem",
                            "MemoryDenyWriteExecute", "CapabilityBoundingSet", "DevicePolicy", "DropInPaths")
-    assert f"driver.conf" in props["DropInPaths"] and "web.conf" in props["DropInPaths"], props
+    assert "driver.conf" in props["DropInPaths"] and "web.conf" in props["DropInPaths"], props
     assert status["NoNewPrivs"].strip() == "1" and status["Seccomp"].strip() == "2", status
     expected_caps = {"ws281x": "0000000000020000"}.get(variant, "0000000000000000")  # CAP_SYS_RAWIO is bit 17
     assert status["CapBnd"].strip() == expected_caps, f"bounding set {status['CapBnd']} under {variant}"
