@@ -11,8 +11,9 @@ own cell, and everything else the table needs is in the status columns.
 
 - A pawn blinks between its player's colour (PAWN_LIT of each PAWN_S period) and dark. Dark
   differs from every cell by far more than any two pawn colours are close, so a pawn shows on
-  every cell; its lit phase is its player's colour. The black seat cannot be lit: its pawn, text
-  and swatches are grey (`screens.ink`), swatches checkered.
+  every cell; its lit phase is its player's colour (in the reveal's frame, half of each second,
+  with the scoring ring). The black seat cannot be lit: its pawn, text and swatches are grey
+  (`screens.ink`), swatches checkered.
 - A cursor keeps its cell's own look (colour or pawn) while the pawns are lit (CURSOR_LOOK of
   each CURSOR_S period) and flickers while they are dark, FLICKERS steps: its player's colour,
   then white or dark (whichever stands out from that cell, the other if that is the player's
@@ -71,9 +72,10 @@ PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
 CURSOR_S, CURSOR_LOOK, FLICKERS = PAWN_S, PAWN_LIT, 2  # a cursor: its cell's look for 0.6 s, then 2 flickers of 0.2 s
 ACT_HZ = 1 / PAWN_S  # the acting player's swatch in the status columns, in step with the pawns
 REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
-# The reveal: the scoring ring flashes, the target blinks twice as fast, every edge of the ring's
-# one of the target's (at 2 and 3 Hz, with the pawns' beat, they made 9 wake-ups a second, the
-# attract loop's densest stretch; now 5)
+# The reveal's frame keeps its own clock, from the moment it opens: the scoring ring and the pawns
+# flash together, the target twice as fast, every edge of the ring's one of the target's: 4
+# wake-ups a second. With the pawns on the play screens' beat (which runs from no moment in
+# particular) it woke the box 5 to 6 times a second; at 2 and 3 Hz, 9.
 RING_HZ, TARGET_HZ = 1.0, 2.0
 # A glint crosses the idle board once every 20 s. Each of its steps wakes the box, and a wake-up
 # after a sleep costs about as much as the work it does (cold caches): every 10 s, the idle board
@@ -194,17 +196,6 @@ def _idle_bytes(width: int, height: int, step: int) -> bytes:
 
 def _frame_from(base: bytes, width: int, height: int) -> Frame:
     return Frame(width, height, bytearray(base))
-
-
-def _draw_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], at: Moment) -> None:
-    """Every pawn in its player's colour, then dark, in each PAWN_S period."""
-    _put_pawns(pixels, width, pawns, colors, _pawns_lit(pawns, at))
-
-
-def _pawns_lit(pawns: tuple[Pawn, ...], at: Moment) -> bool:
-    """Whether the pawns are in their colour now (asked only when there are pawns: no wake-ups
-    for a blink nobody sees)."""
-    return bool(pawns) and at.blink(1 / PAWN_S, PAWN_LIT)
 
 
 def _put_pawns(pixels: bytearray, width: int, pawns: tuple[Pawn, ...], colors: tuple[str, ...], lit: bool) -> None:
@@ -462,12 +453,15 @@ def _reveal(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
 
 def _reveal_frame(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:
     """The scoring frame: the ring of cells 2 from the target (where the physical frame lies)
-    flashes, the target blinks, the pawns stay on the board."""
+    flashes with the pawns, so the room sees at once which pawns lie inside it; the target
+    blinks twice as fast. All from when the frame opened (`ui.since`), not on the play
+    screens' beat: one set of edges."""
     frame = _frame_from(_board_bytes(width, height), width, height)
     base, pixels = _board_bytes(width, height), frame.pixels
     target = state.target_revealed
+    lit = (target is not None or bool(state.pawns)) and at.blink(RING_HZ, since=ui.since)
     if target is not None:
-        if at.blink(RING_HZ, since=ui.since):
+        if lit:
             for cell in cells_within(target, 2):
                 if distance(cell, target) == 2:
                     i = (cell.row * width + cell.col) * 3
@@ -475,7 +469,7 @@ def _reveal_frame(state: GameState, ui: Ui, at: Moment, width: int, height: int)
         if at.blink(TARGET_HZ, since=ui.since):
             i = (target.row * width + target.col) * 3
             pixels[i : i + 3] = _contrast(base[i : i + 3])
-    _draw_pawns(pixels, width, state.pawns, state.colors, at)
+    _put_pawns(pixels, width, state.pawns, state.colors, lit)
     _draw_status(frame, state, ui, at)
     return frame
 
