@@ -117,9 +117,14 @@ def test_frames_are_sampled_at_the_asked_rate_and_only_changes_kept(timeline):
     shown = list(timeline.frames(20))
     assert all(start % 50 == 0 and length % 50 == 0 for _, start, length in shown)
     assert all(a[0] != b[0] for a, b in zip(shown, shown[1:]))
-    blink = [length for _, start, length in shown if start < 30_000]
-    flicker_ms = round(1000 * CURSOR_S * (1 - CURSOR_LOOK) / FLICKERS)
-    assert flicker_ms in blink  # the cursor's flicker steps are in the file, not smoothed away
+    guessing = [(scene.start, scene.start + scene.duration) for scene in timeline.scenes
+                if scene.ui.screen == "play" and scene.game.phase in ("guess1", "guess2")]
+    beat_ms = round(1000 * CURSOR_S)
+    flicker_ms = round(beat_ms * (1 - CURSOR_LOOK) / FLICKERS)
+    contrast_at = beat_ms - flicker_ms  # the last flicker step: the cursor's alone, no pawn changes then
+    steps = [start for _, start, length in shown if length == flicker_ms and start % beat_ms == contrast_at
+             and any(a <= start / 1000 < b for a, b in guessing)]
+    assert len(steps) >= 3  # the cursor's flicker is in the file, not smoothed away
 
 
 def test_a_dotted_animation_keeps_each_leds_colour_at_its_centre(timeline):

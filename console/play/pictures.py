@@ -22,7 +22,7 @@ from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_timed
 from console.view.ui import Ui
 from hal.frame import Frame
 
-REEL_MOST = 16  # frames drawn ahead at most: 2.7 s of the guessing screen's blinks
+REEL_MOST = 16  # frames drawn ahead at most: 5.3 s of the guessing screen's blinks
 
 
 class Pictures:
