@@ -42,7 +42,7 @@ from hal.light import LINEAR, LightResponse
 # Brightness is applied in 1/255 steps: one cached translate table per step.
 BRIGHTNESS_STEPS = 255
 RISE_AFTER = 1.1  # a dimmed level rises only for a frame that fits at 10 % more
-PROCESSED_KEPT = 64  # frames whose drive bytes are kept: a still screen's pictures (the glint's 48)
+PROCESSED_KEPT = 64  # frames whose drive bytes are kept: a still screen's pictures (the glint's 25)
 
 
 class OutputSettingsError(ValueError):
@@ -190,7 +190,7 @@ class OutputStage:
         """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the
         supply (at the last frame's level while that fits and is close to the best; for a
         public frame, the last public frame's: a `private` one's level never carries into what
-        everyone sees). A still screen goes round a few pictures (three while guessing, 48 on
+        everyone sees). A still screen goes round a few pictures (three while guessing, 25 on
         the idle board), so the last PROCESSED_KEPT are kept: each is worked out once, then looked up."""
         held = self._last_level[1] if private and self._last_level[0] is not None else self._public_level
         key = (bytes(frame.pixels), frame.width, frame.height, held, self._level)

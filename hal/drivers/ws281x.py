@@ -295,7 +295,7 @@ class Ws281xDriver(ChainDriver):
         self._transmit()
 
 
-CHANGES_KEPT = 64  # frame-to-frame changes kept: a still screen's (the idle board's glint makes 48)
+CHANGES_KEPT = 64  # frame-to-frame changes kept: a still screen's (the idle board's glint makes 25)
 _MARKS = bytes([0] + [1] * 255)  # a translate table: 1 where a byte is not 0
 
 
