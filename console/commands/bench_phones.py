@@ -21,8 +21,8 @@ from console.commands.bench_processes import WAIT_S, Child, Phones
 def run_phones(spec: dict) -> None:
     """In the phones' process: join each server (the first phone in the guesser's seat), tap;
     print the latencies, the first server's as "latencies_ms", a second one's as "beside_ms"."""
-    latencies = asyncio.run(_phones(spec))
-    print(json.dumps({"latencies_ms": latencies[0], "beside_ms": latencies[1:] and latencies[1]}), flush=True)
+    first, *beside = asyncio.run(_phones(spec))
+    print(json.dumps({"latencies_ms": first, "beside_ms": beside[0] if beside else []}), flush=True)
     os._exit(0)
 
 
@@ -32,6 +32,7 @@ class _PhoneGroup:
     def __init__(self, url: str, anchor: bool) -> None:
         self.url, self.anchor = url, anchor
         self.sockets: list = []
+        self.readers: list[asyncio.Task] = []  # one a phone, once they have joined
         self.arrived: list[dict] = []
         self.done = asyncio.Event()
         self.wanted: str | None = None
