@@ -24,13 +24,14 @@ def catalogue(code: str) -> dict[str, str]:
 
 
 def refusal_keys() -> set[str]:
-    """Every key a refusal from the server can carry: `Refusal(key, ...)` and `SeatError(text,
-    key, ...)` anywhere in the console, and the two the phones' room names itself."""
+    """Every key a refusal from the server can carry: `Refusal(key, ...)`, and `SeatError(text,
+    key, ...)` and the engine's `RuleError(text, key, ...)` anywhere in the console, and the two
+    the phones' room names itself."""
     keys = {"slow_down", "bad_message"}
     for path in (ROOT / "console").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                where = {"Refusal": 0, "SeatError": 1}.get(node.func.id)
+                where = {"Refusal": 0, "SeatError": 1, "RuleError": 1}.get(node.func.id)
                 if where is not None and len(node.args) > where and isinstance(node.args[where], ast.Constant):
                     keys.add(node.args[where].value)
     return keys

@@ -1,7 +1,8 @@
-"""A phone's cursor is checked by the remote handler (for the refusal a guest reads) and then by
-the engine: for every state of any game, any seat and any cell, the request is taken exactly
-when the engine would take the pawn, and a refusal says why in the order a guest reads it
-(nobody guesses now, not your turn, that cell has a pawn)."""
+"""A phone's cursor is checked by the remote handler (whether anyone guesses now) and then by the
+engine (whose turn, which cell), each refusal with the key a guest reads it by: for every state
+of any game, any seat and any cell, the request is taken exactly when the engine would take the
+pawn, and a refusal says why in the order a guest reads it (nobody guesses now, not your turn,
+that cell has a pawn)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import given, strategies as st
 from console.game import rules
 from console.game.board import ALL_CELLS
 from console.game.rules import Place, RuleError
-from console.play.remote import Refusal, RemoteCommand, handle_remote
+from console.play.remote import RemoteCommand, handle_remote
 from console.view.ui import Ui
 from tests.test_rules_properties import common, legal_games
 
@@ -43,7 +44,7 @@ def test_a_cursor_is_taken_exactly_where_the_engine_would_take_the_pawn(game, da
                 key = expected_key(state, seat, cell)
                 try:
                     step = handle_remote(state, Ui(screen="play"), command, 0.0, random.Random(0))
-                except Refusal as refusal:
+                except RuleError as refusal:
                     assert refusal.key == key and key is not None, (state.phase, seat, cell, str(refusal))
                     continue
                 assert key is None and step.game is state and step.ui.cursor == cell

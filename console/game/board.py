@@ -6,7 +6,7 @@ coordinates directly; only their names are 1-based, as printed on the board.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 ROWS = 16
 COLS = 30
@@ -14,7 +14,13 @@ ROW_LETTERS = "ABCDEFGHIJKLMNOP"
 
 
 class RuleError(ValueError):
-    """An action the rules do not allow, with a message a player understands."""
+    """An action the rules do not allow, with a message a player understands. `key` names the
+    kind of refusal where a player is told it in their own words (a phone looks the key up in
+    its language, with `params`): whose turn it is, an occupied cell, a cell not on the card."""
+
+    def __init__(self, text: str, key: str = "rule", **params: Any) -> None:
+        super().__init__(text)
+        self.key, self.params = key, params
 
 
 class _CellFields(NamedTuple):

@@ -296,7 +296,8 @@ def _draw_card(state: GameState) -> GameState:
 
 def _choose_target(state: GameState, a: ChooseTarget) -> GameState:
     if state.variant == "cards" and a.cell not in state.card_cells:
-        raise RuleError(f"{a.cell} is not on this card ({', '.join(map(str, state.card_cells))})")
+        raise RuleError(f"{a.cell} is not on this card ({', '.join(map(str, state.card_cells))})", "not_on_card",
+                        cell=str(a.cell))
     return replace(state, target=a.cell, phase="clue1")
 
 
@@ -330,9 +331,9 @@ def _check_place(state: GameState, a: Place) -> int:
     """Whose pawn `a` places, once it may."""
     who = state.to_place[0]
     if a.player is not None and a.player != who:
-        raise RuleError(f"it is player {who}'s turn, not player {brief_repr(a.player)}'s")
+        raise RuleError(f"it is player {who}'s turn, not player {brief_repr(a.player)}'s", "not_your_turn", player=who)
     if state.occupied(a.cell):
-        raise RuleError(f"{a.cell} already has a pawn")
+        raise RuleError(f"{a.cell} already has a pawn", "occupied", cell=str(a.cell))
     return who
 
 

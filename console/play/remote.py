@@ -10,9 +10,10 @@ guesser's colour), placing stores the pawn at once and shows it as *pending*, th
 it back (a `take_back` in the record) or confirm it, and anyone else's next request (or press) lets
 it stand first. A refused request changes nothing, not even that.
 
-A refusal is a `Refusal`: the English text (the log's, and the fallback) and a key with its
-parameters, which the phone looks up in its own language's catalogue. Players are named by their
-number in the parameters; the phone names them by their colour, as everything else on it.
+A refusal is a `RuleError` with the English text (the log's, and the fallback) and a key with its
+parameters, which the phone looks up in its own language's catalogue: a `Refusal` where this
+module decides, the engine's own where it does (nothing is checked twice). Players are named by
+their number in the parameters; the phone names them by their colour, as everything else on it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Callable
 
 from console.game import rules
 from console.game.board import Cell, RuleError
-from console.game.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue, current_player
+from console.game.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue
 from console.play import controller
 from console.play.controller import Step, apply_action, new_game_action
 from console.play.secret import dealt
@@ -68,11 +69,11 @@ class SeatsHeld:
 
 
 class Refusal(RuleError):
-    """A request refused: str() is the English text; `key` and `params` what the phone shows."""
+    """A request refused before the engine is asked: str() is the English text; `key` and
+    `params` what the phone shows (the engine's own refusals carry theirs too)."""
 
     def __init__(self, key: str, text: str, **params: Any) -> None:
-        super().__init__(text)
-        self.key, self.params = key, params
+        super().__init__(text, key, **params)
 
 
 def handle_remote(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
@@ -113,17 +114,17 @@ def _handle(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: r
             raise Refusal("nothing_to_confirm", "you have no pawn waiting to be confirmed")
         if cmd.verb == "take_back":  # B on the joystick: the same take_back in the record
             return controller.press(game, ui, "b", t, rng)
-        return let_stand(game, ui, t)
-    stood = let_stand(game, ui, t)  # someone else acts: a pending pawn stands from now on
+        return _let_stand(game, ui, t)
+    if ui.pending is None:
+        return _act(game, ui, cmd, t, rng)
+    stood = _let_stand(game, ui, t)  # someone else acts: the pending pawn stands from now on
     if cmd.verb == "next" and stood.ui.screen == "reveal" and ui.screen != "reveal":
         return stood  # the round's last pawn: as the joystick's A, the request that reveals is used up
     return _act(stood.game, stood.ui, cmd, t, rng)
 
 
-def let_stand(game: GameState, ui: Ui, t: float) -> Step:
+def _let_stand(game: GameState, ui: Ui, t: float) -> Step:
     """The pending pawn stays (it is in the record already); after a round's last pawn, the reveal."""
-    if ui.pending is None:
-        return Step(game, ui)
     ui = replace(ui, pending=None)
     return Step(game, controller.screen_for(game, ui, t) if game.phase == "round_over" else ui)
 
@@ -134,12 +135,7 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
         cell = _cell(cmd)
         if game.phase not in ("guess1", "guess2"):
             raise Refusal("not_guessing", f"nobody guesses now (the game is at {game.phase})")
-        turn = current_player(game)
-        if seat != turn:
-            raise Refusal("not_your_turn", f"it is player {turn}'s turn, not player {seat}'s", player=turn)
-        if game.occupied(cell):
-            raise Refusal("occupied", f"{cell} already has a pawn", cell=str(cell))
-        _engine(game, Place(cell, seat))
+        rules.check(game, Place(cell, seat))  # its turn and its cell, the engine's refusals
         ui = ui.with_cursor(cell)
         return controller.press(game, ui, "a", t, rng) if verb == "place" else Step(game, ui)
     if verb == "choose":
@@ -150,10 +146,7 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
         if cmd.digest is None or cmd.digest != ui.secret_holder:
             raise Refusal("not_dealt_to_you", "this round's card went to whoever held this colour when it was "
                           "dealt: it is theirs to choose (this colour gets a card of its own next round)")
-        cell = _cell(cmd)
-        if game.card_cells is not None and cell not in game.card_cells:
-            raise Refusal("not_on_card", f"{cell} is not on this card", cell=str(cell))
-        return apply_action(game, replace(ui, cursor=CENTRE), t, ChooseTarget(cell))
+        return apply_action(game, replace(ui, cursor=CENTRE), t, ChooseTarget(_cell(cmd)))
     if verb in ("clue", "pass"):
         if seat != game.giver:
             raise _only_the_giver(game, "gives the clues")
@@ -161,7 +154,7 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
             raise Refusal("pass_second_only", "pass is only possible instead of the second clue")
         if game.phase not in ("clue1", "clue2", "guess1", "guess2"):
             raise Refusal("not_now", f"not possible now (the game is at {game.phase})")
-        return apply_action(game, ui, t, _engine(game, Clue() if verb == "clue" else SkipClue()))
+        return apply_action(game, ui, t, Clue() if verb == "clue" else SkipClue())
     # next: from the reveal, whatever it shows, straight to the next round (the phones showed the
     # points); on the tie-break notice, as A
     if ui.screen == "reveal":
@@ -169,17 +162,6 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
     if ui.screen == "tiebreak":
         return controller.press(game, ui, "a", t, rng)
     raise Refusal("not_now", f"next is not possible now (the game is at {game.phase})")
-
-
-def _engine(game: GameState, action):
-    """The action, once the engine takes it; its refusal as a Refusal (the phone shows the text)."""
-    try:
-        rules.check(game, action)
-    except Refusal:
-        raise
-    except RuleError as exc:
-        raise Refusal("rule", str(exc)) from None
-    return action
 
 
 def _abandon(game: GameState | None, ui: Ui, t: float) -> Step:
@@ -199,7 +181,7 @@ def _new_game(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng:
     players, variant, first_giver = cmd.options
     choices = SetupChoices(players=players, variant=variant, first_giver=first_giver)
     action = new_game_action(choices, rng, ui.colors)
-    new = rules.apply(None, _engine(None, action))  # the engine checks players, variant and first giver
+    new = rules.apply(None, action)  # the engine checks players, variant and first giver
     ui = replace(ui, screen="handoff", since=t, choice=0, refused=None, cursor=CENTRE, pending=None,
                  setup=choices)
     return Step(new, dealt(new, ui), (action,), abandon=game is not None and not rules.is_terminal(game))
