@@ -240,8 +240,9 @@ class ConsoleApp:
             now = self._now = max(self.clock(), self._now)
             self._note_change_by_itself(now)
             try:
-                for event in self.events.drain() + [command]:
+                for event in self.events.drain():
                     self._on_event(event, now)
+                self._on_remote(command, now)
             except Exception as exc:
                 self._failure = exc
                 self.events.wake()

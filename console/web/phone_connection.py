@@ -359,11 +359,7 @@ class PhoneConnection:
             seat=self.seat, verb=message.verb, cell=fields.get("cell"), options=options,
             host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n),
             digest=self.digest)
-        # Done here and published: the phones' views go out from the reader (`_read`) before
-        # this call comes. The loop draws the panel's frame after them: woken sooner, its thread
-        # would take the interpreter at the first system call of a send and draw first.
-        self.room.take_request(command)
-        self.loop.call_soon(self.room.events.wake)
+        self.room.request(command)
 
     def _replier(self, n: int) -> Callable[[Exception | None], None]:
         """Called under the app's lock (in its thread or this one): a refusal goes back to this

@@ -69,6 +69,7 @@ class PhoneRoom:
         self._views: tuple[Any, ViewTexts | None] = (None, None)  # (snapshot, the views built from it so far)
         self._owed: dict[PhoneConnection, None] = {}  # the phones the next pass sends their view, in order
         self._pass_due = False
+        self._loop_owed = False  # a request was done: the loop's thread is woken after the pass
         # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
         # message is {"lv": true} is served the panel's frames instead of a seat
         self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
@@ -162,6 +163,14 @@ class PhoneRoom:
             self._pass_due = True
             phone.loop.call_soon(self._start_pass)
 
+    def request(self, command: RemoteCommand) -> None:
+        """A phone's game request: done here and published (`take_request`). The phones' views
+        go out in the pass that follows (`pass_follows`), and only then is the loop's thread
+        woken to draw the panel: woken sooner, it would take the interpreter at the first system
+        call of a send and draw first."""
+        self.take_request(command)
+        self._loop_owed = True
+
     def pass_follows(self) -> None:
         """The caller runs `send_views` before it next yields to the loop: a view owed until then
         goes out in that pass, without a turn of the loop and a task of its own (made for nothing
@@ -180,6 +189,9 @@ class PhoneRoom:
             owed, self._owed = self._owed, {}
             for phone in owed:
                 await phone.send_owed_view()
+        if self._loop_owed:
+            self._loop_owed = False
+            self.events.wake()
 
     def seats_changed(self) -> None:
         """Keep the seats in the store, tell the app which seats phones hold, and show every
