@@ -1,8 +1,9 @@
 """A phone is sent its messages and views in the order they were owed, whether a view goes out in
 the room's pass (from the reader whose request changed the state, or in a turn of the loop after
 a publish from the app's thread) or from the phone's own writer (its transport would not take it
-at once); and a phone whose transport is full, whose connection ends mid-send or whose view
-cannot be built holds up no other phone."""
+at once); a phone whose transport is full, whose connection ends mid-send or whose view cannot
+be built holds up no other phone; and the loop's thread is woken to draw a request's change only
+once every phone has its view."""
 
 from __future__ import annotations
 
@@ -222,3 +223,38 @@ def test_a_view_that_cannot_be_built_for_the_writer_leaves_the_writer_sending(ca
     assert seen[0] == seen[2] == [0, 1, 2] and seen[1] == [0, 2]  # its writer lived on to send the next
     assert "a phone's view could not be sent" in caplog.text
 
+
+
+class WakeLog:
+    """The app's event queue as the room sees it, noting what each phone had been sent whenever
+    the loop's thread is woken."""
+
+    def __init__(self, wires: list[Wire]) -> None:
+        self.wires, self.wakes = wires, []
+
+    def wake(self) -> None:
+        self.wakes.append([versions(wire.got) for wire in self.wires])
+
+
+def test_a_request_wakes_the_loop_once_and_only_after_every_phone_has_its_view():
+    """The panel's frame is drawn after the phones' views are out (woken sooner, the loop's thread
+    would take the interpreter at the first system call of a send and draw first): one wake-up
+    per request, from the pass that follows it; a message refused before the app is asked wakes
+    nothing."""
+    async def play() -> list[list[list[int]]]:
+        hub, room, phones, wires, tasks = await connected_room()
+        room.events = log = WakeLog(wires)
+        room.take_request = lambda command: hub.publish_state(None, state(command.cell.col + 1), 0.0)  # as the app's
+        phones[0].seat = 0
+        for n, cell in enumerate(("A2", "A3"), 1):
+            wires[0].incoming.put_nowait({"type": "websocket.receive", "text": json.dumps({"t": "cursor", "n": n, "cell": cell})})
+            await settle()
+        replayed = {"t": "cursor", "n": 2, "cell": "A4"}  # refused: the app is not asked
+        wires[0].incoming.put_nowait({"type": "websocket.receive", "text": json.dumps(replayed)})
+        await settle()
+        assert wires[0].got[-1]["t"] == "refused"
+        for task in tasks:
+            task.cancel()
+        return log.wakes
+
+    assert in_own_loop(play()) == [[[0, 2]] * PHONES, [[0, 2, 3]] * PHONES]
