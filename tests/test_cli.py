@@ -17,7 +17,7 @@ from PIL import Image
 from console.commands import bench
 from console.commands import main as cli
 from console.view.palette import board_colors
-from console.view.render import IDLE_GLINT_S
+from console.view.boards import IDLE_GLINT_S
 from console.view.timeline import REVEAL_S
 from tests.test_record import EXAMPLE
 

@@ -249,11 +249,11 @@ def still_figures(seconds: float = 10.0, repeats: int = 2) -> dict:
 
 def still_window_s(screen: str, seconds: float) -> float:
     """How long a still screen is measured: `seconds`, and for a screen that comes round in a
-    longer period, whole periods of it, at least one: the idle board's glint (render.IDLE_GLINT_S)
+    longer period, whole periods of it, at least one: the idle board's glint (boards.IDLE_GLINT_S)
     and the attract loop's reveals (timeline.REVEAL_S). Another window would read more of the
     glint's crossing or of its stillness, or of a reveal's flashing or of its scoreboard, than
     the screen shows."""
-    from console.view.render import IDLE_GLINT_S
+    from console.view.boards import IDLE_GLINT_S
     from console.view.timeline import REVEAL_S
 
     period = {"idle": IDLE_GLINT_S, "attract": REVEAL_S}.get(screen)
@@ -265,7 +265,8 @@ def still_settle_s(screen: str) -> float:
     glint comes every IDLE_GLINT_S; the guessing screen's beat and the others' are a second or
     hold still; each of the attract loop's reveals draws pictures of its own, which waiting
     longer would not have drawn), and a second more."""
-    from console.view.render import IDLE_GLINT_S, PAWN_S
+    from console.view.boards import IDLE_GLINT_S
+    from console.view.render import PAWN_S
 
     return SETTLE_S + 2 * (IDLE_GLINT_S if screen == "idle" else PAWN_S)
 

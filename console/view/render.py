@@ -61,8 +61,9 @@ from dataclasses import replace
 from functools import lru_cache
 
 from console.view import screens
+from console.view.boards import board_bytes, dim_bytes, glint_at, idle_bytes
 from console.view.moment import Moment
-from console.game.board import COLS, ROWS, Cell, cells_within, distance
+from console.game.board import COLS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
 from console.game.rules import GameState, Pawn, current_player
 from console.view.screens import WHITE, fill_rect, ink, swatch
@@ -78,16 +79,6 @@ REFUSED_S = 0.6  # how long a cursor flickers red on a taken cell
 # wake-ups a second. With the pawns on the play screens' beat (which runs from no moment in
 # particular) it woke the box 5 to 6 times a second; at 2 and 3 Hz, 9.
 RING_HZ, TARGET_HZ = 1.0, 2.0
-# A glint crosses the idle board once every 20 s. Each of its steps wakes the box, and a wake-up
-# after a sleep costs about as much as the work it does (cold caches): every 10 s, the idle board
-# was the dearest still screen (4.8 wake-ups a second, 0.11-0.20 % of a core here). So it moves
-# two diagonals a step, 10 a second as before, in 24 steps: at most 2.5 wake-ups a second in any
-# 10 s (the 24 and the one that clears it). Its band is four diagonals (edge, middle, middle,
-# edge), so every diagonal it crosses is lit alike: one step at the middle's level, one at the edge's.
-IDLE_GLINT_S = 20.0
-GLINT_STEP_S = 0.2  # 4.8 s to cross; then the board lies still
-GLINT_STEPS = (COLS + ROWS) // 2 + 1  # 24: from entering at diagonal 0 to leaving at 44 (col + row)
-GLINT_LEVELS = (0.75, 0.875, 1.0)  # the board's share of its colours; the glint's edge, its middle
 STATUS_X = COLS
 ROOM_CODE_Y = 10  # the phones' room code on the idle board
 AMBER: RGB = (255, 180, 0)
@@ -150,49 +141,7 @@ def render_timed(state: GameState | None, ui: Ui, t: float, width: int = 32, hei
 
 def board_frame(width: int = 32, height: int = 16) -> Frame:
     """The plain board, nothing on it: what the palette's LED check drives."""
-    return _frame_from(_board_bytes(width, height), width, height)
-
-
-@lru_cache(maxsize=8)
-def _board_bytes(width: int, height: int) -> bytes:
-    """The plain board at the top left of a black width x height canvas."""
-    pixels = bytearray(width * height * 3)
-    colors = board_colors()
-    for row in range(ROWS):
-        line = b"".join(bytes(colors[row * COLS + col]) for col in range(COLS))
-        i = row * width * 3
-        pixels[i : i + len(line)] = line
-    return bytes(pixels)
-
-
-@lru_cache(maxsize=8)
-def _dim_bytes(width: int, height: int) -> bytes:
-    """The board at a quarter of its brightness: the backdrop of menus and the secret card."""
-    return _board_bytes(width, height).translate(bytes(v // 4 for v in range(256)))
-
-
-@lru_cache(maxsize=8)
-def _glint_boards(width: int, height: int) -> tuple[bytes, ...]:
-    """The board at each of GLINT_LEVELS."""
-    board = _board_bytes(width, height)
-    return tuple(board.translate(bytes(round(v * level) for v in range(256))) for level in GLINT_LEVELS)
-
-
-@lru_cache(maxsize=2 * GLINT_STEPS)
-def _idle_bytes(width: int, height: int, step: int) -> bytes:
-    """The idle board at the glint's `step` (0 to GLINT_STEPS - 1: crossing; GLINT_STEPS: gone):
-    its band on diagonals 2 * step - 3 to 2 * step (col + row), the middle two at full colour,
-    the edges between, the rest dimmer. From one step to the next at most six diagonals change,
-    not the whole board."""
-    boards = _glint_boards(width, height)
-    pixels = bytearray(boards[0])
-    first = 2 * step - 3
-    for diagonal in range(max(first, 0), first + 4):
-        level = boards[1 if diagonal in (first, first + 3) else 2]
-        for row in range(max(0, diagonal - COLS + 1), min(ROWS, diagonal + 1)):
-            i = (row * width + diagonal - row) * 3
-            pixels[i : i + 3] = level[i : i + 3]
-    return bytes(pixels)
+    return _frame_from(board_bytes(width, height), width, height)
 
 
 def _frame_from(base: bytes, width: int, height: int) -> Frame:
@@ -315,7 +264,7 @@ def _play_base(width: int, height: int, pawns: tuple[Pawn, ...], colors: tuple[s
                status: tuple[bytes, ...]) -> bytes:
     """The play screen under its cursors: the board, the pawns (lit or dark) and the status
     columns. A still screen goes round two or three of these, so a frame is a copy and a cursor."""
-    pixels = bytearray(_board_bytes(width, height))
+    pixels = bytearray(board_bytes(width, height))
     _put_pawns(pixels, width, pawns, colors, lit)
     _put_status(pixels, width, status)
     return bytes(pixels)
@@ -348,20 +297,10 @@ def _draw_system(frame: Frame, ui: Ui, at: Moment) -> None:
 # --- the board screens --------------------------------------------------------------------------
 
 
-def glint_step(t: float) -> int:
-    """Where the idle board's glint is at t: its step, 0 to GLINT_STEPS - 1 as it crosses, then
-    GLINT_STEPS (gone) while the board lies still until the next crossing."""
-    return min(int(t % IDLE_GLINT_S / GLINT_STEP_S), GLINT_STEPS)
-
-
 def _idle(state: GameState | None, ui: Ui, at: Moment, width: int, height: int) -> Frame:
-    """The board, still but for a glint crossing it every IDLE_GLINT_S; the last winners'
+    """The board, still but for a glint crossing it every 20 s (`boards`); the last winners'
     colours in the status columns."""
-    into = at.t % IDLE_GLINT_S
-    steps = int(into / GLINT_STEP_S)
-    next_step = (steps + 1) * GLINT_STEP_S if steps < GLINT_STEPS else IDLE_GLINT_S
-    step = at.holds(glint_step, at.t - into + next_step)
-    frame = _frame_from(_idle_bytes(width, height, step), width, height)
+    frame = _frame_from(idle_bytes(width, height, glint_at(at)), width, height)
     for i, color in enumerate(ui.last_winners[: (screens.PANEL_H + 1) // 4]):
         swatch(frame, STATUS_X, 4 * i, 2, 3, color)
     if ui.room_code:
@@ -384,8 +323,8 @@ def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
     cells = state.card_cells
     giver = state.colors[state.giver]
     if state.variant == "cards" and cells:
-        frame = _frame_from(_dim_bytes(width, height), width, height)
-        base, pixels = _board_bytes(width, height), frame.pixels
+        frame = _frame_from(dim_bytes(width, height), width, height)
+        base, pixels = board_bytes(width, height), frame.pixels
         chosen = cells[ui.card_choice % len(cells)]
         lit = at.blink(ACT_HZ, PAWN_LIT)  # on the beat the cursor and the status columns keep
         for cell in cells:
@@ -393,7 +332,7 @@ def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
                 i = (cell.row * width + cell.col) * 3
                 pixels[i : i + 3] = base[i : i + 3]
     else:
-        frame = _frame_from(_board_bytes(width, height), width, height)
+        frame = _frame_from(board_bytes(width, height), width, height)
         chosen = ui.cursor
     _draw_cursor(frame.pixels, width, giver, chosen, at)
     _draw_status(frame, state, ui, at, _loupe(chosen))
@@ -464,8 +403,8 @@ def _reveal_frame(state: GameState, ui: Ui, at: Moment, width: int, height: int)
     flashes with the pawns, so the room sees at once which pawns lie inside it; the target
     blinks twice as fast. All from when the frame opened (`ui.since`), not on the play
     screens' beat: one set of edges."""
-    frame = _frame_from(_board_bytes(width, height), width, height)
-    base, pixels = _board_bytes(width, height), frame.pixels
+    frame = _frame_from(board_bytes(width, height), width, height)
+    base, pixels = board_bytes(width, height), frame.pixels
     target = state.target_revealed
     lit = (target is not None or bool(state.pawns)) and at.blink(RING_HZ, since=ui.since)
     if target is not None:
