@@ -40,6 +40,10 @@ class Hub:
         self._lock = threading.Lock()
         # key -> (loop, wake, wants states, wants frames)
         self._subscribers: dict[int, tuple[asyncio.AbstractEventLoop, Callable[[], None], bool, bool]] = {}
+        # kind -> loop -> its subscribers' wakes for that kind, in the order they subscribed: worked
+        # out when someone (un)subscribes, not at each publish
+        self._wakes: dict[str, dict[asyncio.AbstractEventLoop, tuple[Callable[[], None], ...]]] = {
+            "states": {}, "frames": {}}
         self._next_id = 0
         self._pending: dict[asyncio.AbstractEventLoop, set[str]] = {}  # loop -> kinds published since woken
         self.snapshot = Snapshot(0, None, Ui(), 0.0)
@@ -78,12 +82,23 @@ class Hub:
             key = self._next_id
             self._next_id += 1
             self._subscribers[key] = (loop, wake, states, frames)
+            self._sort_wakes()
 
         def unsubscribe() -> None:
             with self._lock:
-                self._subscribers.pop(key, None)
+                if self._subscribers.pop(key, None) is not None:
+                    self._sort_wakes()
 
         return unsubscribe
+
+    def _sort_wakes(self) -> None:
+        """Under the lock: `_wakes` from `_subscribers`."""
+        for kind, wanted in (("states", 2), ("frames", 3)):
+            by_loop: dict[asyncio.AbstractEventLoop, list[Callable[[], None]]] = {}
+            for subscriber in self._subscribers.values():
+                if subscriber[wanted]:
+                    by_loop.setdefault(subscriber[0], []).append(subscriber[1])
+            self._wakes[kind] = {loop: tuple(wakes) for loop, wakes in by_loop.items()}
 
     @property
     def subscribers(self) -> int:
@@ -100,8 +115,9 @@ class Hub:
             here = None
         schedule = []
         with self._lock:
-            for loop, _, states, frames in self._subscribers.values():
-                if not (frames if kind == "frames" else states):
+            by_loop = self._wakes[kind]
+            for loop in by_loop:
+                if loop is here:
                     continue
                 pending = self._pending.get(loop)
                 if pending is None:
@@ -109,10 +125,9 @@ class Hub:
                     schedule.append(loop)
                 else:
                     pending.add(kind)
+        for wake in by_loop.get(here, ()):  # `_wakes` is replaced, never changed: these are the lock's
+            wake()
         for loop in schedule:
-            if loop is here:
-                self._wake_subscribers(loop)
-                continue
             try:
                 loop.call_soon_threadsafe(self._wake_subscribers, loop)
             except RuntimeError:  # that loop is closed: the server is stopping
@@ -122,9 +137,8 @@ class Hub:
     def _wake_subscribers(self, loop: asyncio.AbstractEventLoop) -> None:
         """In `loop`'s thread: wake its subscribers for what was published since it was called."""
         with self._lock:
-            kinds = self._pending.pop(loop, set())
-            wakes = [wake for their_loop, wake, states, frames in self._subscribers.values()
-                     if their_loop is loop and ((states and "states" in kinds) or (frames and "frames" in kinds))]
+            kinds = self._pending.pop(loop, ())
+            wakes = dict.fromkeys(wake for kind in kinds for wake in self._wakes[kind].get(loop, ()))  # once each
         for wake in wakes:
             wake()
 
