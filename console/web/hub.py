@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from console.game.rules import GameState
 from console.view.ui import Ui
 from hal.frame import Frame
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """What the panel stood at: the game, the UI state and the app's time. `version` grows by one
-    per published change, so a subscriber knows what it has already sent."""
+    per published change, so a subscriber knows what it has already sent. (A tuple: made at every
+    change, a phone's tap too, where a frozen dataclass sets each field through object.__setattr__.)"""
 
     version: int
     game: GameState | None

@@ -6,8 +6,7 @@ double-submitted tap) is refused instead of acting twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from console.game.board import Cell, RuleError, parse_cell
 from console.game.record import json_value
@@ -40,8 +39,9 @@ class MessageError(Exception):
     """A message that cannot be acted on; the text goes back to the phone."""
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
+    """A checked message (a tuple: made for each one a phone sends)."""
+
     verb: str
     n: int
     fields: dict[str, Any]
