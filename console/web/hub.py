@@ -124,7 +124,7 @@ class Hub:
                     schedule.append(loop)
                 else:
                     pending.add(kind)
-        for wake in by_loop.get(here, ()):  # `_wakes` is replaced, never changed: these are the lock's
+        for wake in by_loop.get(here, ()):  # outside the lock: `_sort_wakes` replaces these dicts, never changes one
             wake()
         for loop in schedule:
             try:
