@@ -211,6 +211,9 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
     assert phones["console"]["samples"] == phones["anchor"]["samples"] == 2 * 3 * 2  # rounds x taps x phones
     low, high = phones["p50_ratio_rounds"]
     assert 0 < low <= high
+    opcodes = bench_phones.tap_opcodes(taps=2)  # the libraries do for the console's tap what they do for the anchor's
+    assert opcodes["anchor"]["ours"] < opcodes["console"]["ours"]
+    assert abs(opcodes["console"]["libraries"] - opcodes["anchor"]["libraries"]) < 0.05 * opcodes["anchor"]["libraries"]
     wakes = {}
     for role in (("console", "brightness"), ("bare",)):
         child = bench_processes.Child(*role)

@@ -205,6 +205,7 @@ def run_bench(cpu_quota: float | None = None) -> dict:
     results["still_percent_of_a_core"] = bench_processes.still_figures()
     results["full_collection"] = bench_budget.collection_figures()
     results["phones_in_a_process"] = bench_phones.phone_figures()
+    results["tap_opcodes"] = bench_phones.tap_opcodes()
     results["replay_video"] = replay_memory_figures()
     if cpu_quota is not None:
         results["cpu_quota"] = bench_budget.quota_figures(cpu_quota)
@@ -327,6 +328,10 @@ def format_report(r: dict) -> str:
         (c, a), (low, high) = (row["console"], row["anchor"]), row["p50_ratio_rounds"]
         lines.append(f"  {n} phones: console {c['p50']:.2f}/{c['p99']:.2f}, anchor {a['p50']:.2f}/{a['p99']:.2f} "
                      f"(p50 {row['p50_ratio']}x the anchor, its rounds {low:g}-{high:g}x, {c['samples']} samples)")
+    o = r["tap_opcodes"]
+    lines.append(f"a phone's cursor tap, the Python its server's thread runs (opcodes, median of {o['console']['taps']} "
+                 f"taps): the console's own {o['console']['ours']} and the libraries' {o['console']['libraries']}; "
+                 f"the anchor's own {o['anchor']['ours']} and the libraries' {o['anchor']['libraries']}")
     v = r["replay_video"]
     lines.append(f"replay --video of a {v['actions']}-action game, peak RSS: APNG {v['apng']['peak_rss_mb']} MB "
                  f"({v['apng']['cpu_s']} s CPU), WebP {v['webp']['peak_rss_mb']} MB ({v['webp']['cpu_s']} s), "

@@ -2,7 +2,8 @@
 anchor), each server in a process of its own too: the phones' part of `hues-console bench`
 (`phone_figures`) and of its quota run (`bench_budget`). Its children are started with
 `python -m console.commands.bench_phones ROLE ...` (ROLE: phones, anchor; `bench_processes.Phones`
-starts the phones').
+starts the phones'). Beside the times, the Python a tap runs in each server, counted opcode by
+opcode (`tap_opcodes`): what the times follow, without the machine's noise.
 """
 
 from __future__ import annotations
@@ -168,12 +169,21 @@ def _anchor_view() -> tuple[str, str]:
 
 
 def serve_anchor() -> None:
-    """In the child: a Starlette app that sends every message it gets to every connection, on
-    uvicorn with the console's websocket settings. What it sends is a view as the console sends
-    it (a seated phone's view of the busy game) with the tap's cell as its cursor, made by joining
-    three strings: the phones' process then decodes the same text for both servers. A flat
-    message of the view's length decoded in 8 us against a view's 56, and with 32 phones the
-    phones' process decodes 32 in a row: its own work went into the console's figure."""
+    """In the child: the anchor (`anchor_server`), its address printed, until stdin ends."""
+    url, server, sock = anchor_server()
+    print(json.dumps({"url": url, "code": "", "guesser": None}), flush=True)
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+    server.run(sockets=[sock])
+
+
+def anchor_server():
+    """A Starlette app that sends every message it gets to every connection, on uvicorn with the
+    console's websocket settings: its address, its uvicorn.Server and the socket to `run` it on.
+    What it sends is a view as the console sends it (a seated phone's view of the busy game) with
+    the tap's cell as its cursor, made by joining three strings: the phones' process then decodes
+    the same text for both servers. A flat message of the view's length decoded in 8 us against a
+    view's 56, and with 32 phones the phones' process decodes 32 in a row: its own work went into
+    the console's figure."""
     import uvicorn
     from starlette.applications import Starlette
     from starlette.routing import WebSocketRoute
@@ -195,11 +205,9 @@ def serve_anchor() -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    print(json.dumps({"url": f"http://127.0.0.1:{sock.getsockname()[1]}", "code": "", "guesser": None}), flush=True)
     config = uvicorn.Config(Starlette(routes=[WebSocketRoute("/", endpoint)]), log_level="warning",
                             ws="websockets-sansio", ws_per_message_deflate=False, lifespan="off")
-    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
-    uvicorn.Server(config).run(sockets=[sock])
+    return f"http://127.0.0.1:{sock.getsockname()[1]}", uvicorn.Server(config), sock
 
 
 def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
@@ -235,6 +243,113 @@ def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
         row["p50_ratio_rounds"] = [round(min(each), 2), round(max(each), 2)]
         out[str(n)] = row
     return out
+
+
+# --- the Python a tap runs, counted ---------------------------------------------------------------
+
+OURS = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # the console package's files
+
+
+class _Opcodes:
+    """What one thread runs while `thread` names it, opcode by opcode (sys.settrace's opcode
+    events; `threading.settrace` gives `call` to the threads started after it), the console
+    package's own apart from the libraries' (Starlette, uvicorn, websockets, asyncio)."""
+
+    def __init__(self) -> None:
+        self.thread: str | None = None
+        self.ours = self.libraries = 0
+
+    def call(self, frame, event, arg):
+        if self.thread is None or threading.current_thread().name != self.thread:
+            return None
+        frame.f_trace_opcodes = True
+        return self.opcode
+
+    def opcode(self, frame, event, arg):
+        if event == "opcode" and self.thread is not None:
+            if frame.f_code.co_filename.startswith(OURS):
+                self.ours += 1
+            else:
+                self.libraries += 1
+        return self.opcode
+
+    def during(self, thread: str, tap) -> dict:
+        """Count `thread` while `tap()` sends a tap and waits for its view, and until the server's
+        loop waits again."""
+        self.thread, self.ours, self.libraries = thread, 0, 0
+        tap()
+        time.sleep(SETTLE_TAP_S)
+        self.thread = None
+        return {"ours": self.ours, "libraries": self.libraries}
+
+
+SETTLE_TAP_S = 0.05  # after the view has arrived: the server's thread back in its loop's select
+
+
+def _console_tap(phone, cell: str):
+    """A tap of `phone` (a BenchPhone) on `cell`, until its view shows the cursor there."""
+    return lambda: phone.wait_for(lambda m: m["t"] == "view" and m["game"]["cursor"] == cell,
+                                  phone.send("cursor", cell=cell))
+
+
+def _anchor_tap(watcher, cell: str):
+    """A tap on the anchor (`watcher`: a websocket client of it), until its view comes back."""
+    def tap() -> None:
+        watcher.send(json.dumps({"cell": cell}))
+        while _cursor_in(watcher.recv(timeout=WAIT_S)) != cell:
+            pass
+    return tap
+
+
+def tap_opcodes(taps: int = 5) -> dict:
+    """The Python a phone's cursor tap runs in each server's thread, from its bytes arriving to
+    the loop waiting again: the console's (the busy game's guesser, one phone seated) and the
+    anchor's, each server in a thread of this process, counted opcode by opcode. Unlike the
+    times above it does not depend on how warm the machine's caches are, so it says what a
+    tap's p50 ratio follows: after 50 ms between taps each opcode costs about 0.09 us here.
+    The median of `taps` counted taps, after as many uncounted."""
+    from websockets.sync.client import connect
+
+    from console.commands.bench_games import percentile, started_app
+    from console.commands.bench_processes import put_on_screen
+    from console.commands.bench_web import BenchPhone, attach_bench_web
+    from console.game.rules import current_player
+
+    counter = _Opcodes()
+    threading.settrace(counter.call)
+    try:
+        app = started_app()
+        put_on_screen(app, "guessing", time.monotonic())
+        web = attach_bench_web(app)  # its server's thread: "hues-web"
+        url, anchor, sock = anchor_server()
+        anchor_thread = threading.Thread(target=anchor.run, kwargs={"sockets": [sock]}, name="anchor", daemon=True)
+        anchor_thread.start()
+    finally:
+        threading.settrace(None)
+    guesser = current_player(app.game)
+    web.room.book.hand_over(guesser)  # the host's hand-over: mid-game the colours are the joystick's
+    phone = BenchPhone(web.url, app.ui.room_code, guesser)
+    for _ in range(int(WAIT_S / 0.01)):
+        if anchor.started:
+            break
+        time.sleep(0.01)
+    counted: dict[str, list[dict]] = {"console": [], "anchor": []}
+    try:
+        with connect(url.replace("http://", "ws://") + "/", origin=url, compression=None, open_timeout=WAIT_S) as watcher:
+            for i in range(2 * taps):
+                cell = f"{'AB'[i % 2]}{20 + i % 10}"  # free cells of the busy game, each tap another
+                for name, thread, tap in (("console", "hues-web", _console_tap(phone, cell)),
+                                          ("anchor", "anchor", _anchor_tap(watcher, cell))):
+                    got = counter.during(thread, tap)
+                    if i >= taps:
+                        counted[name].append(got)
+    finally:
+        phone.close()
+        web.close()
+        anchor.should_exit = True
+        anchor_thread.join(WAIT_S)
+    return {name: {part: round(percentile([got[part] for got in taps_of], 50)) for part in ("ours", "libraries")}
+            | {"taps": len(taps_of)} for name, taps_of in counted.items()}
 
 
 if __name__ == "__main__":
