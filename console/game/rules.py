@@ -215,7 +215,7 @@ def check(state: GameState | None, action: Action) -> None:
     if handler is None:
         _new_game(action)
     elif handler is _place:
-        _check_place(state, action)
+        _check_place(state, action.cell, action.player)
     else:
         handler(state, action)
 
@@ -320,20 +320,30 @@ def _skip_clue(state: GameState, _: SkipClue) -> GameState:
 
 
 def _place(state: GameState, a: Place) -> GameState:
-    who = _check_place(state, a)
+    who = _check_place(state, a.cell, a.player)
     state = replace(state, pawns=state.pawns + (Pawn(who, a.cell),), to_place=state.to_place[1:])
     if state.to_place:
         return state
     return replace(state, phase="clue2") if state.phase == "guess1" else _score(state)
 
 
-def _check_place(state: GameState, a: Place) -> int:
-    """Whose pawn `a` places, once it may."""
+def check_place(state: GameState, cell: Cell, player: int) -> None:
+    """`check(state, Place(cell, player))` for a `cell` and a `player` known to be a Cell and a
+    seat: a phone's cursor asks at every tap, and `check` would first check the action's types
+    and look up its handler (a sixth of the Python a tap ran in the console's own code)."""
+    if state.phase in ("guess1", "guess2"):
+        _check_place(state, cell, player)
+    else:
+        check(state, Place(cell, player))  # not now: the RuleError `apply` would raise
+
+
+def _check_place(state: GameState, cell: Cell, player: int | None) -> int:
+    """Whose pawn goes on `cell` (`player`'s, or the next guesser's when None), once it may."""
     who = state.to_place[0]
-    if a.player is not None and a.player != who:
-        raise RuleError(f"it is player {who}'s turn, not player {brief_repr(a.player)}'s", "not_your_turn", player=who)
-    if state.occupied(a.cell):
-        raise RuleError(f"{a.cell} already has a pawn", "occupied", cell=str(a.cell))
+    if player is not None and player != who:
+        raise RuleError(f"it is player {who}'s turn, not player {brief_repr(player)}'s", "not_your_turn", player=who)
+    if state.occupied(cell):
+        raise RuleError(f"{cell} already has a pawn", "occupied", cell=str(cell))
     return who
 
 

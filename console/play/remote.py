@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from console.game import rules
 from console.game.board import Cell, RuleError
-from console.game.rules import ChooseTarget, Clue, GameState, Next, Place, SkipClue
+from console.game.rules import ChooseTarget, Clue, GameState, Next, SkipClue
 from console.play import controller
 from console.play.controller import Step, apply_action, new_game_action
 from console.play.secret import dealt
@@ -135,7 +135,7 @@ def _act(game: GameState, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Rand
         cell = _cell(cmd)
         if game.phase not in ("guess1", "guess2"):
             raise Refusal("not_guessing", f"nobody guesses now (the game is at {game.phase})")
-        rules.check(game, Place(cell, seat))  # its turn and its cell, the engine's refusals
+        rules.check_place(game, cell, seat)  # its turn and its cell, the engine's refusals
         ui = ui.with_cursor(cell)
         return controller.press(game, ui, "a", t, rng) if verb == "place" else Step(game, ui)
     if verb == "choose":
