@@ -211,9 +211,12 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
     assert phones["console"]["samples"] == phones["anchor"]["samples"] == 2 * 3 * 2  # rounds x taps x phones
     low, high = phones["p50_ratio_rounds"]
     assert 0 < low <= high
-    opcodes = bench_phones.tap_opcodes(taps=2)  # the libraries do for the console's tap what they do for the anchor's
-    assert opcodes["anchor"]["ours"] < opcodes["console"]["ours"]
-    assert abs(opcodes["console"]["libraries"] - opcodes["anchor"]["libraries"]) < 0.05 * opcodes["anchor"]["libraries"]
+    # The Python a tap runs: the libraries (asyncio, uvicorn, websockets, Starlette) do no more for
+    # the console's than for the anchor's, and the console's own path keeps within a budget (it
+    # was 2,231 opcodes before stop 40's trims, 1,777 after): a path that grows back fails here.
+    opcodes = bench_phones.tap_opcodes(taps=2)
+    assert opcodes["console"]["libraries"] <= opcodes["anchor"]["libraries"]
+    assert opcodes["anchor"]["ours"] < opcodes["console"]["ours"] < 2_000
     wakes = {}
     for role in (("console", "brightness"), ("bare",)):
         child = bench_processes.Child(*role)

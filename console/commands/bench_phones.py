@@ -253,7 +253,8 @@ OURS = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # t
 class _Opcodes:
     """What one thread runs while `thread` names it, opcode by opcode (sys.settrace's opcode
     events; `threading.settrace` gives `call` to the threads started after it), the console
-    package's own apart from the libraries' (Starlette, uvicorn, websockets, asyncio)."""
+    package's own (with the constructors of its dataclasses and NamedTuples) apart from the
+    libraries' (Starlette, uvicorn, websockets, asyncio)."""
 
     def __init__(self) -> None:
         self.thread: str | None = None
@@ -267,7 +268,7 @@ class _Opcodes:
 
     def opcode(self, frame, event, arg):
         if event == "opcode" and self.thread is not None:
-            if frame.f_code.co_filename.startswith(OURS):
+            if _code_file(frame).startswith(OURS):
                 self.ours += 1
             else:
                 self.libraries += 1
@@ -281,6 +282,16 @@ class _Opcodes:
         time.sleep(SETTLE_TAP_S)
         self.thread = None
         return {"ours": self.ours, "libraries": self.libraries}
+
+
+def _code_file(frame) -> str:
+    """The file whose code `frame` runs; for code made at run time (a dataclass's __init__, a
+    NamedTuple's __new__: "<string>"), its caller's."""
+    path = frame.f_code.co_filename
+    while path.startswith("<") and frame.f_back is not None:
+        frame = frame.f_back
+        path = frame.f_code.co_filename
+    return path
 
 
 SETTLE_TAP_S = 0.05  # after the view has arrived: the server's thread back in its loop's select

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from console.game import rules
 from console.game.board import Cell, RuleError
@@ -35,12 +35,12 @@ HOST_VERBS = ("new_game", "brightness", "abandon")
 VERBS = GAME_VERBS + HOST_VERBS
 
 
-@dataclass(frozen=True)
-class RemoteCommand:
+class RemoteCommand(NamedTuple):
     """A phone's request, done by `ConsoleApp.take_request` (or from the app loop's queue).
     `seat` is the pawn colour's index in the configured colours (the player of that index in a
     game that has that many); `reply` is called under the loop's lock with None when it was
-    done, else the refusal."""
+    done, else the refusal. (A tuple: one is made at every tap, where a frozen dataclass sets
+    each of its seven fields through object.__setattr__.)"""
 
     seat: int
     verb: str
