@@ -330,7 +330,7 @@ def _place(state: GameState, a: Place) -> GameState:
 def check_place(state: GameState, cell: Cell, player: int) -> None:
     """`check(state, Place(cell, player))` for a `cell` and a `player` known to be a Cell and a
     seat: a phone's cursor asks at every tap, and `check` would first check the action's types
-    and look up its handler (a sixth of the Python a tap ran in the console's own code)."""
+    and look up its handler (140 opcodes, 7 % of the Python a tap ran in the console's own code)."""
     if state.phase in ("guess1", "guess2"):
         _check_place(state, cell, player)
     else:
