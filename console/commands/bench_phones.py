@@ -248,6 +248,7 @@ def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
 # --- the Python a tap runs, counted ---------------------------------------------------------------
 
 OURS = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # the console package's files
+SETTLE_TAP_S = 0.05  # after the view has arrived: the server's thread back in its loop's select
 
 
 class _Opcodes:
@@ -294,9 +295,6 @@ def _code_file(frame) -> str:
     return path
 
 
-SETTLE_TAP_S = 0.05  # after the view has arrived: the server's thread back in its loop's select
-
-
 def _console_tap(phone, cell: str):
     """A tap of `phone` (a BenchPhone) on `cell`, until its view shows the cursor there."""
     return lambda: phone.wait_for(lambda m: m["t"] == "view" and m["game"]["cursor"] == cell,
@@ -323,7 +321,7 @@ def tap_opcodes(taps: int = 5) -> dict:
 
     from console.commands.bench_games import percentile, started_app
     from console.commands.bench_processes import put_on_screen
-    from console.commands.bench_web import BenchPhone, attach_bench_web
+    from console.commands.bench_web import BenchPhone, open_to_phones
     from console.game.rules import current_player
 
     counter = _Opcodes()
@@ -331,15 +329,13 @@ def tap_opcodes(taps: int = 5) -> dict:
     try:
         app = started_app()
         put_on_screen(app, "guessing", time.monotonic())
-        web = attach_bench_web(app)  # its server's thread: "hues-web"
+        web = open_to_phones(app)  # its server's thread: "hues-web"
         url, anchor, sock = anchor_server()
         anchor_thread = threading.Thread(target=anchor.run, kwargs={"sockets": [sock]}, name="anchor", daemon=True)
         anchor_thread.start()
     finally:
         threading.settrace(None)
-    guesser = current_player(app.game)
-    web.room.book.hand_over(guesser)  # the host's hand-over: mid-game the colours are the joystick's
-    phone = BenchPhone(web.url, app.ui.room_code, guesser)
+    phone = BenchPhone(web.url, app.ui.room_code, current_player(app.game))
     for _ in range(int(WAIT_S / 0.01)):
         if anchor.started:
             break

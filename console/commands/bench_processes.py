@@ -52,12 +52,10 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
     put_on_screen(app, screen, time.monotonic())
     url = code = ""
     if web:
-        from console.commands.bench_web import attach_bench_web
+        from console.commands.bench_web import open_to_phones
 
-        companion = attach_bench_web(app)
+        companion = open_to_phones(app)
         url, code = companion.url, app.ui.room_code
-        for seat in range(app.game.players if app.game is not None else 0):
-            companion.room.book.hand_over(seat)  # the host's hand-over: mid-game the colours are the joystick's
     if notify:
         from console.play.sd_notify import SystemdNotifier
 

@@ -97,6 +97,15 @@ def _matches(match, message: dict) -> bool:
         return False
 
 
+def open_to_phones(app: ConsoleApp) -> WebCompanion:
+    """`attach_bench_web`, every colour of the game under way handed over to the phones (the
+    host's hand-over: mid-game a colour no phone holds is the joystick's)."""
+    web = attach_bench_web(app)
+    for seat in range(app.game.players if app.game is not None else 0):
+        web.room.book.hand_over(seat)
+    return web
+
+
 def serve_one_phone(app: ConsoleApp):
     """The server on, one phone seated and reading every view: returns what stops them. The
     phone takes seat 5 before the game is put on (mid-game a colour no phone holds is the

@@ -81,16 +81,16 @@ class Hub:
             key = self._next_id
             self._next_id += 1
             self._subscribers[key] = (loop, wake, states, frames)
-            self._sort_wakes()
+            self._group_wakes()
 
         def unsubscribe() -> None:
             with self._lock:
                 if self._subscribers.pop(key, None) is not None:
-                    self._sort_wakes()
+                    self._group_wakes()
 
         return unsubscribe
 
-    def _sort_wakes(self) -> None:
+    def _group_wakes(self) -> None:
         """Under the lock: `_wakes` from `_subscribers`."""
         for kind, wanted in (("states", 2), ("frames", 3)):
             by_loop: dict[asyncio.AbstractEventLoop, list[Callable[[], None]]] = {}
@@ -124,7 +124,7 @@ class Hub:
                     schedule.append(loop)
                 else:
                     pending.add(kind)
-        for wake in by_loop.get(here, ()):  # outside the lock: `_sort_wakes` replaces these dicts, never changes one
+        for wake in by_loop.get(here, ()):  # outside the lock: `_group_wakes` replaces these dicts, never changes one
             wake()
         for loop in schedule:
             try:
