@@ -230,7 +230,9 @@ def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
     assert collection["objects_frozen"] > 10_000 and collection["frozen_ms"] < collection["thawed_ms"] / 4
     quota = bench_budget.quota_figures(0.5, seconds=1.5, phones=3, taps_per_s=4)
     assert quota["tap_to_every_phone_ms"]["samples"] == 6 * 3 and quota["frames_late_ms"]["frames"] > 0
-    assert quota["throttled"]["periods"] >= 10 and 0 <= quota["throttled"]["held_back"] <= quota["throttled"]["periods"]
+    # the kernel counts only the periods in which the group ran (its period timer stops while
+    # the group is idle: kernel/sched/fair.c, do_sched_cfs_period_timer), so not 15 in 1.5 s
+    assert quota["throttled"]["periods"] >= 1 and 0 <= quota["throttled"]["held_back"] <= quota["throttled"]["periods"]
     ballast = bytearray(200 * 2**20)  # the bench's own memory is not the replay's: a child's ru_maxrss counts it
     ballast[::4096] = b"\1" * len(range(0, len(ballast), 4096))
     video = bench.replay_memory_figures(players=3)

@@ -247,15 +247,17 @@ def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
 
 # --- the Python a tap runs, counted ---------------------------------------------------------------
 
-OURS = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # the console package's files
+_PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OURS = tuple(os.path.join(_PROJECT, package) + os.sep for package in ("console", "hal"))  # the project's files
 SETTLE_TAP_S = 0.05  # after the view has arrived: the server's thread back in its loop's select
 
 
 class _Opcodes:
     """What one thread runs while `thread` names it, opcode by opcode (sys.settrace's opcode
-    events; `threading.settrace` gives `call` to the threads started after it), the console
-    package's own (with the constructors of its dataclasses and NamedTuples) apart from the
-    libraries' (Starlette, uvicorn, websockets, asyncio)."""
+    events; `threading.settrace` gives `call` to the threads started after it), the project's
+    own (console and hal: a request drains hal's input queue; with the constructors of its
+    dataclasses and NamedTuples) apart from the libraries' (Starlette, uvicorn, websockets,
+    asyncio)."""
 
     def __init__(self) -> None:
         self.thread: str | None = None
@@ -348,6 +350,7 @@ def tap_opcodes(taps: int = 5) -> dict:
                 for name, thread, tap in (("console", "hues-web", _console_tap(phone, cell)),
                                           ("anchor", "anchor", _anchor_tap(watcher, cell))):
                     got = counter.during(thread, tap)
+                    app.tick(time.monotonic())  # what the loop's thread, woken by the tap, does
                     if i >= taps:
                         counted[name].append(got)
     finally:
