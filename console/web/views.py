@@ -71,32 +71,38 @@ class ViewTexts:
         # identity: a state not changed is the same object) and the cursor
         self._game_key = (ui.pending, ui.secret_holder)
         cursor = _public_cursor(game, ui)
-        cursor = "null" if cursor is None else f'"{cursor}"'  # a cell's name: json.dumps's own text
-        if before is not None and before.game is game and before._game_key == self._game_key:
+        # the cursor's value as joined into each view: a cell's name is json.dumps's own text
+        self._cursor = "" if game is None else "null" if cursor is None else f'"{cursor}"'
+        same_game = before is not None and before.game is game and before._game_key == self._game_key
+        if same_game:
             self._around_cursor, self._yours = before._around_cursor, before._yours
         else:
             self._around_cursor, self._yours = _game_around_cursor(game, ui), {}
-        # the public game's text around its cursor (null before a game), joined into each view
-        self._public = ("null", "", "") if game is None else (self._around_cursor[0], cursor, self._around_cursor[1])
         same_rests = before is not None and before.ui.colors == ui.colors and (
             before.ui.setup is ui.setup or before.ui.setup == ui.setup)  # a step keeps the set-up object
         self._rests: dict[tuple, str] = before._rests if same_rests else {}
-        self._texts: dict[tuple, str] = {}  # whole views of this state, for phones that see the same
         # each phone's head ('{"t": "view", "screen": ..., "seat": ..., "host": ...'): the same while the screen is
-        self._heads: dict[tuple, str] = before._heads if before is not None and before.ui.screen == ui.screen else {}
+        same_heads = before is not None and before.ui.screen == ui.screen
+        self._heads: dict[tuple, str] = before._heads if same_heads else {}
+        # each view's text before and after the cursor's value: all the same as `before`'s when
+        # only the cursor moved (most taps)
+        self._around: dict[tuple, tuple[str, str]] = (
+            before._around if same_game and same_rests and same_heads else {})
+        self._texts: dict[tuple, str] = {}  # whole views of this state, for phones that see the same
 
     def text(self, seat: int | None, *, digest: str | None = None, host: bool = False,
              taken: tuple[int, ...] = (), open_seats: tuple[int, ...] = (), host_pin: bool = False,
              host_seat: int | None = None) -> str:
-        holder = holds_secret(self.ui, digest)
-        rest_key = (taken, open_seats, host_pin, host_seat)
-        key = (seat, holder, host, rest_key)  # all a view is made of besides the state
-        text = self._texts.get(key)
+        key = (seat, holds_secret(self.ui, digest), host, taken, open_seats, host_pin, host_seat)
+        text = self._texts.get(key)  # all a view is made of besides the state
         if text is None:
-            text = self._texts[key] = self._text(seat, holder, host, rest_key)
+            around = self._around.get(key)
+            if around is None:
+                around = self._around[key] = self._text_around(*key)
+            text = self._texts[key] = f"{around[0]}{self._cursor}{around[1]}"
         return text
 
-    def _text(self, seat: int | None, holder: bool, host: bool, rest_key: tuple) -> str:
+    def _text_around(self, seat: int | None, holder: bool, host: bool, *rest_key) -> tuple[str, str]:
         rest = self._rests.get(rest_key)
         if rest is None:  # '"host_pin": ..., "setup": {...}', json.dumps's own separators
             rest = self._rests[rest_key] = json.dumps(_head_rest(self.ui, *rest_key))[1:-1]
@@ -107,8 +113,8 @@ class ViewTexts:
         head = self._heads.get((seat, host))
         if head is None:
             head = self._heads[seat, host] = json.dumps(_head_start(self.ui, seat, host))[:-1]
-        start, cursor, end = self._public
-        return f'{head}, {rest}, "game": {start}{cursor}{end}, "you": {you}}}'
+        start, end = ("null", "") if self.game is None else self._around_cursor
+        return f'{head}, {rest}, "game": {start}', f'{end}, "you": {you}}}'
 
 
 _CURSOR_MARK = "\x00"  # no cell's name: where the cursor's value goes in the game's text
