@@ -14,7 +14,8 @@ player's first press). The reveal after the last pawn waits for that press.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from console.game import rules
 from console.game.board import COLS, ROWS, Cell
@@ -34,8 +35,11 @@ GRACE_S = 0.4  # presses this soon after a screen changed by itself are ignored
 HOST_MENU_HOLD_S = 1.5  # holding Start this long during a game opens the host menu
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
+    """What an input does: the game and UI it leads to, and the actions to store first. (A
+    tuple: one is made at every press and tap, where a frozen dataclass set each field through
+    object.__setattr__.)"""
+
     game: GameState | None
     ui: Ui
     actions: tuple[Action, ...] = ()

@@ -90,7 +90,7 @@ def _under_the_menu(ui: Ui, step: Step) -> Step:
         return step
     kept = replace(step.ui, screen=ui.screen, since=ui.since, choice=ui.choice, menu_item=ui.menu_item,
                    menu_return=(step.ui.screen, step.ui.since))
-    return replace(step, ui=kept)
+    return step._replace(ui=kept)
 
 
 def _handle(game: GameState | None, ui: Ui, cmd: RemoteCommand, t: float, rng: random.Random) -> Step:
