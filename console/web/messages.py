@@ -98,49 +98,59 @@ def parse_message(text: Any, last_n: int) -> Message:
     verb, n = data.get("t"), data.get("n")
     if not isinstance(verb, str) or verb not in FIELDS:
         raise MessageError(f"unknown message {str(verb)[:MAX_TEXT]!r}")
-    if isinstance(n, bool) or not isinstance(n, int) or not 0 < n <= MAX_NUMBER:
+    if type(n) is not int or not 0 < n <= MAX_NUMBER:  # an int, not a bool
         raise MessageError(f"{verb}: n must be a whole number from 1 up")
     if n <= last_n:
         raise MessageError(f"{verb}: message {n} was already received (replayed or sent twice)")
     if not data.keys() <= _ALLOWED[verb]:
         extra = data.keys() - _ALLOWED[verb]
         raise MessageError(f"{verb}: unexpected field {min(extra)[:MAX_TEXT]!r}")
-    fields = {name: _field(verb, name, kind, data.get(name, _MISSING)) for name, kind in FIELDS[verb].items()}
-    return Message(verb, n, fields)
+    if not _REQUIRED[verb] <= data.keys():
+        raise MessageError(f"{verb}: missing {min(_REQUIRED[verb] - data.keys())}")
+    return Message(verb, n, {name: check(verb, name, data.get(name)) for name, check in _CHECKS[verb]})
 
 
-_MISSING = object()
 _ALLOWED = {verb: frozenset(fields) | {"t", "n"} for verb, fields in FIELDS.items()}  # "t" and "n": every message's
+_REQUIRED = {verb: frozenset(name for name, kind in fields.items() if kind != "int?") for verb, fields in FIELDS.items()}
 
 
-def _field(verb: str, name: str, kind: str, value: Any) -> Any:
-    if value is _MISSING and kind != "int?":
-        raise MessageError(f"{verb}: missing {name}")
-    if kind == "cell":  # first: most messages are taps
-        return _cell(verb, name, value)
-    if kind == "text":
-        if not isinstance(value, str) or len(value) > MAX_TEXT:
-            raise MessageError(f"{verb}: {name} must be text of at most {MAX_TEXT} characters")
-        return value
-    if kind in ("int", "int?"):
-        if kind == "int?" and value in (None, _MISSING):
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 100:
-            raise MessageError(f"{verb}: {name} must be a whole number from 0 to 99")
-        return value
-    if kind == "delta":
-        if value not in (1, -1) or isinstance(value, bool):
-            raise MessageError(f"{verb}: {name} must be 1 or -1")
-        return value
-    if value not in VARIANTS:  # the last kind: "variant"
+def _text(verb: str, name: str, value: Any) -> str:
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        raise MessageError(f"{verb}: {name} must be text of at most {MAX_TEXT} characters")
+    return value
+
+
+def _int(verb: str, name: str, value: Any) -> int:
+    if type(value) is not int or not 0 <= value < 100:  # an int, not a bool
+        raise MessageError(f"{verb}: {name} must be a whole number from 0 to 99")
+    return value
+
+
+def _int_or_none(verb: str, name: str, value: Any) -> int | None:
+    return None if value is None else _int(verb, name, value)  # missing: None
+
+
+def _delta(verb: str, name: str, value: Any) -> int:
+    if type(value) is not int or value not in (1, -1):
+        raise MessageError(f"{verb}: {name} must be 1 or -1")
+    return value
+
+
+def _variant(verb: str, name: str, value: Any) -> str:
+    if value not in VARIANTS:
         raise MessageError(f"{verb}: {name} must be {' or '.join(VARIANTS)}")
     return value
 
 
 def _cell(verb: str, name: str, value: Any) -> Cell:
-    if not isinstance(value, str) or len(value) > 3:
+    if type(value) is not str or len(value) > 3:
         raise MessageError(f"{verb}: {name} must be a cell like H15")
     try:
         return parse_cell(value)
     except RuleError as exc:
         raise MessageError(f"{verb}: {exc}") from None
+
+
+# each verb's fields and their checks, from FIELDS (a field missing is refused before them, but an "int?")
+_KINDS = {"text": _text, "int": _int, "int?": _int_or_none, "cell": _cell, "delta": _delta, "variant": _variant}
+_CHECKS = {verb: tuple((name, _KINDS[kind]) for name, kind in fields.items()) for verb, fields in FIELDS.items()}
