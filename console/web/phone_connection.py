@@ -26,7 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand
 from console.web.guard import WRITABLE
-from console.web.messages import Message, MessageError, live_view_switch, message_json, parse_message
+from console.web.messages import FIELDS, Message, MessageError, live_view_switch, message_json, parse_message
 from console.web.pacing import TooFast
 from console.web.limits import device, is_local
 from console.web.seats import SeatError, is_token, token_digest
@@ -35,6 +35,8 @@ from console.web.views import board_message
 log = logging.getLogger("hues-console")
 MAX_OUTBOX = 32  # messages waiting for a phone that does not read them: past this it is dropped
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
+SEAT_VERBS = ("resume", "join", "host", "take", "leave", "free_seat")  # the room's; the others are the app's
+assert set(FIELDS) == set(SEAT_VERBS) | set(GAME_VERBS), "PhoneConnection._handle handles each verb"
 
 
 def client_address(websocket: WebSocket) -> str:
@@ -247,8 +249,12 @@ class PhoneConnection:
             return
         if not self.admitted:
             raise SeatError("type the room code the panel shows first", "code_first")
-        if verb in ("take", "leave", "free_seat"):
-            self._seat_change()
+        if verb in GAME_VERBS:  # nearly every message: a seated phone's request for the app
+            if self.seat is None:
+                raise SeatError("choose a colour first", "choose_colour")
+            self._command(message)
+            return
+        self._seat_change()  # the verbs left (SEAT_VERBS): take, leave and free_seat
         if verb == "take":
             if self.seat is not None:
                 raise SeatError("this phone has a seat already (leave it first)", "has_seat")
@@ -257,13 +263,7 @@ class PhoneConnection:
                                         else game.players)
             self._seated(fields["seat"], token, new=True)
             return
-        if verb in ("leave", "free_seat"):
-            self._free(verb, fields)
-            return
-        if self.seat is None:
-            raise SeatError("choose a colour first", "choose_colour")
-        assert verb in GAME_VERBS
-        self._command(message)
+        self._free(verb, fields)
 
     def _check_secret(self, verb: str, fields: dict) -> None:
         """The room code (join) or the host PIN (host), each wrong guess counted."""
