@@ -331,7 +331,9 @@ def format_report(r: dict) -> str:
     o = r["tap_opcodes"]
     lines.append(f"a phone's cursor tap, the Python its server's thread runs (opcodes, median of {o['console']['taps']} "
                  f"taps): the console's own {o['console']['ours']} and the libraries' {o['console']['libraries']}; "
-                 f"the anchor's own {o['anchor']['ours']} and the libraries' {o['anchor']['libraries']}")
+                 f"the anchor's own {o['anchor']['ours']} and the libraries' {o['anchor']['libraries']}; "
+                 f"then the console's panel draws the tap: its own {o['panel']['ours']} and the libraries' "
+                 f"{o['panel']['libraries']}")
     v = r["replay_video"]
     lines.append(f"replay --video of a {v['actions']}-action game, peak RSS: APNG {v['apng']['peak_rss_mb']} MB "
                  f"({v['apng']['cpu_s']} s CPU), WebP {v['webp']['peak_rss_mb']} MB ({v['webp']['cpu_s']} s), "

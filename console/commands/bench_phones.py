@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import selectors
 import socket
 import sys
 import threading
@@ -250,6 +251,7 @@ def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
 _PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OURS = tuple(os.path.join(_PROJECT, package) + os.sep for package in ("console", "hal"))  # the project's files
 SETTLE_TAP_S = 0.05  # after the view has arrived: the server's thread back in its loop's select
+_WAIT = selectors.DefaultSelector.select.__code__  # what asyncio's loop waits in (timeout 0: it only looks)
 
 
 class _Opcodes:
@@ -257,14 +259,25 @@ class _Opcodes:
     events; `threading.settrace` gives `call` to the threads started after it), the project's
     own (console and hal: a request drains hal's input queue; with the constructors of its
     dataclasses and NamedTuples) apart from the libraries' (Starlette, uvicorn, websockets,
-    asyncio)."""
+    asyncio). A tap is counted from its bytes arriving (the transport's `_read_ready`) to the
+    server's loop waiting again, so what its loop does on a timer of its own (uvicorn's main
+    loop looks at its state every 0.1 s) is not: a count does not depend on when the tap came."""
 
     def __init__(self) -> None:
         self.thread: str | None = None
+        self.reading = False  # waiting for the tap's bytes: nothing is counted before them
         self.ours = self.libraries = 0
 
     def call(self, frame, event, arg):
         if self.thread is None or threading.current_thread().name != self.thread:
+            return None
+        code = frame.f_code
+        if self.reading:
+            if code.co_name != "_read_ready":
+                return None
+            self.reading = False
+        elif code is _WAIT and frame.f_locals.get("timeout") != 0:
+            self.thread = None  # the loop waits again: the tap is done
             return None
         frame.f_trace_opcodes = True
         return self.opcode
@@ -278,12 +291,23 @@ class _Opcodes:
         return self.opcode
 
     def during(self, thread: str, tap) -> dict:
-        """Count `thread` while `tap()` sends a tap and waits for its view, and until the server's
-        loop waits again."""
-        self.thread, self.ours, self.libraries = thread, 0, 0
+        """Count `thread` from the bytes `tap()` sends arriving to its loop waiting again (`tap`
+        returns once its view has come back)."""
+        self.thread, self.reading, self.ours, self.libraries = thread, True, 0, 0
         tap()
         time.sleep(SETTLE_TAP_S)
         self.thread = None
+        return {"ours": self.ours, "libraries": self.libraries}
+
+    def running(self, work) -> dict:
+        """Count this thread while it runs `work()`."""
+        self.thread, self.ours, self.libraries = threading.current_thread().name, 0, 0
+        sys.settrace(self.call)
+        try:
+            work()
+        finally:
+            sys.settrace(None)
+            self.thread = None
         return {"ours": self.ours, "libraries": self.libraries}
 
 
@@ -315,7 +339,9 @@ def _anchor_tap(watcher, cell: str):
 def tap_opcodes(taps: int = 5) -> dict:
     """The Python a phone's cursor tap runs in each server's thread, from its bytes arriving to
     the loop waiting again: the console's (the busy game's guesser, one phone seated) and the
-    anchor's, each server in a thread of this process, counted opcode by opcode. Unlike the
+    anchor's, each server in a thread of this process, counted opcode by opcode; and the
+    console's `panel`: its loop's tick after the tap, which draws the frame with the cursor
+    moved (the work a tap costs the box besides the phones'). Unlike the
     times above it does not depend on how warm the machine's caches are, so it says what a
     tap's p50 ratio follows: after 50 ms between taps each opcode costs about 0.09 us here.
     The median of `taps` counted taps, after as many uncounted."""
@@ -342,7 +368,7 @@ def tap_opcodes(taps: int = 5) -> dict:
         if anchor.started:
             break
         time.sleep(0.01)
-    counted: dict[str, list[dict]] = {"console": [], "anchor": []}
+    counted: dict[str, list[dict]] = {"console": [], "anchor": [], "panel": []}
     try:
         with connect(url.replace("http://", "ws://") + "/", origin=url, compression=None, open_timeout=WAIT_S) as watcher:
             for i in range(2 * taps):
@@ -350,9 +376,12 @@ def tap_opcodes(taps: int = 5) -> dict:
                 for name, thread, tap in (("console", "hues-web", _console_tap(phone, cell)),
                                           ("anchor", "anchor", _anchor_tap(watcher, cell))):
                     got = counter.during(thread, tap)
-                    app.tick(time.monotonic())  # what the loop's thread, woken by the tap, does
+                    # what the loop's thread, woken by the tap, does: the panel's frame with the cursor moved
+                    drawn = counter.running(lambda: app.tick(time.monotonic()))
                     if i >= taps:
                         counted[name].append(got)
+                        if name == "console":
+                            counted["panel"].append(drawn)
     finally:
         phone.close()
         web.close()
