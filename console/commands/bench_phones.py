@@ -301,7 +301,7 @@ class _Opcodes:
 
     def running(self, work) -> dict:
         """Count this thread while it runs `work()`."""
-        self.thread, self.ours, self.libraries = threading.current_thread().name, 0, 0
+        self.thread, self.reading, self.ours, self.libraries = threading.current_thread().name, False, 0, 0
         sys.settrace(self.call)
         try:
             work()
