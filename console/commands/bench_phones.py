@@ -261,7 +261,8 @@ class _Opcodes:
     dataclasses and NamedTuples) apart from the libraries' (Starlette, uvicorn, websockets,
     asyncio). A tap is counted from its bytes arriving (the transport's `_read_ready`) to the
     server's loop waiting again, so what its loop does on a timer of its own (uvicorn's main
-    loop looks at its state every 0.1 s) is not: a count does not depend on when the tap came."""
+    loop looks at its state every 0.1 s) is left out unless it falls inside that half a
+    millisecond: the median of a few taps does not depend on when they came."""
 
     def __init__(self) -> None:
         self.thread: str | None = None
