@@ -25,7 +25,7 @@ from typing import Any, Callable
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand
-from console.web.guard import WRITABLE
+from console.web.guard import SEND_NOW
 from console.web.messages import FIELDS, Message, MessageError, live_view_switch, message_json, parse_message
 from console.web.pacing import TooFast
 from console.web.limits import device, is_local
@@ -75,8 +75,10 @@ class PhoneConnection:
         self._last_view = ""
         self._woken = False  # a view is owed: in the outbox (None), or by the room's pass
         self._owed_by_room = False
-        # whether a message sent now goes out at once (the guard's scope extension; not known: no)
-        self._writable = getattr(websocket, "scope", {}).get("extensions", {}).get(WRITABLE, lambda: False)
+        # a text message written at once, False if it would wait (the guard's scope extension;
+        # without it every message is the writer's)
+        self._send_now: Callable[[str], bool] = getattr(websocket, "scope", {}).get("extensions", {}).get(
+            SEND_NOW, lambda text: False)
         self.flooded = False
         self.live_view = False  # the first message was WLED's {"lv": true}
         self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
@@ -167,38 +169,38 @@ class PhoneConnection:
             pass
 
     async def _send_view(self) -> None:
+        view = self._owed_view()
+        if view is not None:
+            self._last_view = view
+            await self.websocket.send_text(view)
+
+    def _owed_view(self) -> str | None:
         """The view, unless it is the one sent last. A bug met building it is logged and the phone
         gets the next one: it must not end this phone's writer, nor the room's pass for the others."""
         self._woken = False
         try:
-            text = self.room.view_text(self.seat, self.host, self.digest)
+            view = self.room.view_text(self.seat, self.host, self.digest)
         except Exception:
             log.exception("a phone's view could not be sent")
-            return
-        if text != self._last_view:
-            self._last_view = text
-            await self.websocket.send_text(text)
+            return None
+        return None if view == self._last_view else view
 
-    async def send_owed_view(self) -> None:
-        """In the room's pass: the view, sent from here when the transport takes it at once (the
-        writer sleeps on meanwhile, so nothing overtakes it), else by the writer once it can."""
+    def send_owed_view(self) -> None:
+        """In the room's pass: the view, written at once when the transport takes it (the writer
+        sleeps with nothing to send meanwhile, so nothing overtakes it), else by the writer once
+        it can."""
         waiting = self._waiting
         if not self._owed_by_room or waiting is None or waiting.done():  # the outbox has it now, or the writer has gone
             return
         self._owed_by_room = False
-        if not self._writable():
-            self._post(None)
+        view = self._owed_view()
+        if view is None:
             return
-        self._waiting = None
-        try:
-            await self._send_view()
-        except (WebSocketDisconnect, RuntimeError, OSError):
-            pass  # the connection has gone: its reader ends it
-        finally:
-            if not self.outbox:
-                self._waiting = waiting
-            elif not waiting.done():  # posted while the view went out: the writer's turn (unless it has gone)
-                waiting.set_result(None)
+        if self._send_now(view):
+            self._last_view = view
+        else:
+            self._woken = True
+            self._post(None)
 
     async def _read(self) -> None:
         while True:
@@ -220,7 +222,7 @@ class PhoneConnection:
             except Exception:  # a bug here must not end the phone's connection, nor reach it
                 log.exception("a phone's message could not be handled")
                 self.send(refusal(self._n_of(raw), SeatError("the box could not handle that message", "box_error")))
-            await self.room.send_views()  # what this message changed, to every phone now (the room's pass)
+            self.room.send_views()  # what this message changed, to every phone now (the room's pass)
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
                 return

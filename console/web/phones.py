@@ -161,7 +161,7 @@ class PhoneRoom:
         self._owed[phone] = None
         if not self._pass_due:
             self._pass_due = True
-            phone.loop.call_soon(self._start_pass)
+            phone.loop.call_soon(self.send_views)
 
     def request(self, command: RemoteCommand) -> None:
         """A phone's game request: done here and published (`take_request`). The phones' views
@@ -177,18 +177,13 @@ class PhoneRoom:
         at every tap)."""
         self._pass_due = True
 
-    def _start_pass(self) -> None:
-        self._pass_due = False
-        if self._owed:
-            asyncio.get_running_loop().create_task(self.send_views())
-
-    async def send_views(self) -> None:
-        """The pass: each owed phone's view, in turn (`PhoneConnection.send_owed_view`)."""
+    def send_views(self) -> None:
+        """The pass: each owed phone's view, in turn (`PhoneConnection.send_owed_view`), each
+        written before the pass goes on or handed to that phone's writer."""
         self._pass_due = False  # from here on, a view owed is another pass's
-        while self._owed:
-            owed, self._owed = self._owed, {}
-            for phone in owed:
-                await phone.send_owed_view()
+        owed, self._owed = self._owed, {}
+        for phone in owed:
+            phone.send_owed_view()
         if self._loop_owed:
             self._loop_owed = False
             self.events.wake()
