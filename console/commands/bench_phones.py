@@ -213,18 +213,22 @@ def anchor_server():
 
 def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
     """A tap to every phone, p50/p99 over taps x phones, the console and the anchor each in a
-    process of their own, the phones of both in a third, tapping the two in turn (`_phones`).
-    Each of the `rounds` starts all three again (where the scheduler puts a process moves its
-    figures too), with taps / rounds taps for each server; the p50 ratio of each round is given
-    too (its lowest and highest), so a figure says how far it can be trusted."""
+    process of their own, the phones of both in a third, tapping the two in turn (`_phones`),
+    on a core of its own (`cores_apart`). Each of the `rounds` starts all three again (where the
+    scheduler puts a process moves its figures too), with taps / rounds taps for each server;
+    the p50 ratio of each round is given too (its lowest and highest), so a figure says how far
+    it can be trusted."""
     from console.commands.bench_games import percentile
 
     out = {}
+    phones_cores, servers_cores = cores_apart()
     for n in counts:
         latencies: dict[str, list[list[float]]] = {"console": [], "anchor": []}
         for _ in range(rounds):
-            console, anchor = Child("console", "guessing", "--web"), Child("anchor", module=Phones.MODULE)
-            phones = Phones(console.first, n, taps=max(1, taps // rounds), beside=anchor.first)
+            console = Child("console", "guessing", "--web", preexec=_on(servers_cores))
+            anchor = Child("anchor", module=Phones.MODULE, preexec=_on(servers_cores))
+            phones = Phones(console.first, n, taps=max(1, taps // rounds), beside=anchor.first,
+                            preexec=_on(phones_cores))
             try:
                 got = phones.read()
             finally:
@@ -242,8 +246,26 @@ def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
         each = [percentile(mine, 50) / percentile(theirs, 50)
                 for mine, theirs in zip(latencies["console"], latencies["anchor"])]
         row["p50_ratio_rounds"] = [round(min(each), 2), round(max(each), 2)]
+        row["cores"] = {"phones": sorted(phones_cores), "servers": sorted(servers_cores)}
         out[str(n)] = row
     return out
+
+
+def cores_apart() -> tuple[set[int], set[int]]:
+    """The CPUs the phones' process runs on, and the servers' (the console's and the anchor's,
+    which take turns): the last CPU this process may use for the phones, the others for the
+    servers; with one CPU, that one for all. On the box the phones are other devices, which
+    take none of its cores. Sharing this machine's cores, the phones' process met the console's
+    panel loop, woken to draw each tap as the views went out (the anchor has no panel): on 2
+    cores the console's p50 ratio read 1.22x against 1.16x at 1 phone (6 runs each way), 1.18x
+    against 1.16x at 10 phones and 1.15x against 1.11x at 32 (4 runs each)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return ({cpus[-1]}, set(cpus[:-1])) if len(cpus) > 1 else (set(cpus), set(cpus))
+
+
+def _on(cores: set[int]):
+    """What a child runs before its program: it keeps to `cores`."""
+    return lambda: os.sched_setaffinity(0, cores)
 
 
 # --- the Python a tap runs, counted ---------------------------------------------------------------

@@ -280,14 +280,15 @@ class Phones(Child):
     MODULE = "console.commands.bench_phones"
 
     def __init__(self, server: dict, n: int, *, taps: int = 0, every_s: float = 0.05,
-                 others_tap: bool = False, watch: bool = False, beside: dict | None = None) -> None:
+                 others_tap: bool = False, watch: bool = False, beside: dict | None = None, preexec=None) -> None:
         seats = [server.get("guesser")] + [s for s in range(10) if s not in (server.get("guesser"), server.get("giver"))]
         servers = [{"url": server["url"], "code": server["code"], "anchor": False}]
         if beside is not None:
             servers.append({"url": beside["url"], "code": "", "anchor": True})
         super().__init__("phones", json.dumps({
             "servers": servers, "n": n, "taps": taps, "every_s": every_s, "watch": watch,
-            "others_tap": others_tap, "seats": [s for s in seats if s is not None]}), module=self.MODULE)
+            "others_tap": others_tap, "seats": [s for s in seats if s is not None]}), module=self.MODULE,
+            preexec=preexec)
 
 
 if __name__ == "__main__":
