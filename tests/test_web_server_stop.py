@@ -1,8 +1,9 @@
 """Our uvicorn websocket protocol driven byte by byte (websockets' own client protocol on one
 side, a transport that records on the other), so moments a real socket hits only now and then
 are hit every time: the console stopping while a phone says goodbye (uvicorn's shutdown meets a
-websocket whose close frame has just been answered), and messages arriving faster than the app
-takes them (when the socket stops being read)."""
+websocket whose close frame has just been answered), messages arriving faster than the app
+takes them (when the socket stops being read), and the views written without the ASGI send
+(`send_now`) as that send writes them, and not where it would wait or fail."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from websockets.client import ClientProtocol
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from console.web.guard import WAITING_MESSAGES, Guard, GuardedWebSocket
+from console.web.guard import SEND_NOW, WAITING_MESSAGES, Guard, GuardedWebSocket
 from console.web.limits import LIMITS
 
 
@@ -126,3 +127,75 @@ def test_the_socket_is_read_on_until_the_app_falls_behind_and_again_once_it_has_
         await asyncio.sleep(0)
 
     asyncio.run(flood())
+
+
+def test_send_now_writes_what_the_asgi_send_writes_and_nothing_where_that_send_would_wait_or_fail():
+    """The room's pass writes each phone's view with `send_now`; False sends it through the
+    phone's writer, the ASGI send, instead (which waits for a full transport, or finds the
+    connection gone)."""
+    opened: list = []
+
+    async def app(scope, receive, send) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        opened.append((scope["extensions"][SEND_NOW], send))
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    async def play() -> list[bool]:
+        server, wire, phone = await connected(app)
+        send_now, asgi_send = opened[0]
+        view = '{"t": "view", "game": {"cursor": "H15"}, "text": "caf\u00e9"}'
+        assert send_now(view)
+        written = wire.taken()
+        await asgi_send({"type": "websocket.send", "text": view})
+        assert wire.taken() == written  # the same frame
+        phone.events_received()  # the handshake's answer
+        phone.receive_data(written)
+        assert [frame.data.decode() for frame in phone.events_received()] == [view]
+        refused = []
+        server.pause_writing()  # the transport's buffer is full until the phone reads
+        refused.append(send_now(view))
+        server.resume_writing()
+        wire.closed = True  # aborted (its place in the pool went to another), not yet lost
+        refused.append(send_now(view))
+        wire.closed = False
+        assert send_now(view)
+        wire.taken()
+        phone.send_close(1001)  # the phone goes: its close frame is answered
+        server.data_received(b"".join(phone.data_to_send()))
+        wire.taken()
+        refused.append(send_now(view))
+        server.connection_lost(None)
+        refused.append(send_now(view))
+        assert wire.taken() == b""  # nothing written for any of them
+        return refused
+
+    assert asyncio.run(play()) == [False, False, False, False]
+
+
+def test_send_now_writes_nothing_once_the_app_has_closed_the_connection():
+    opened: list = []
+    close = asyncio.Event()
+
+    async def app(scope, receive, send) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        await close.wait()
+        await send({"type": "websocket.close", "code": 1008})  # as a phone that flooded is closed
+        opened.append(scope["extensions"][SEND_NOW])
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    async def play() -> tuple[bool, bytes]:
+        server, wire, phone = await connected(app)
+        close.set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert server.close_sent and wire.taken()  # the close frame
+        refused = opened[0]('{"t": "view"}')
+        written = wire.taken()
+        server.connection_lost(None)
+        return refused, written
+
+    assert asyncio.run(play()) == (False, b"")
