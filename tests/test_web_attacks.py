@@ -49,15 +49,18 @@ def the_party_goes_on(console: AttackedConsole) -> None:
 
 
 def test_a_flood_on_every_websocket_is_read_at_each_ones_pace(console):
+    rates = {"/panel/ws": RATE_PER_S, "/sim/ws": SIM_RATE_PER_S, "/ws": RATE_PER_S,
+             f"/replay/{console.game_id}/ws": MAX_FRAMES_PER_S}
     console.attack("flood")
-    said = console.attacking(lambda said: said["sent"] > 20_000)
+    # every path has refused some (the attacker, flooding from a loaded machine, may read its
+    # answers late: one run of the whole suite had it report none yet from /ws and the replay)
+    console.attacking(lambda said: said["sent"] > 20_000 and all(said["refusals"].get(path) for path in rates))
     the_party_goes_on(console)
     said = console.said[-1]
     assert said["held"] > 3 * len(SOURCES)  # within the caps (a phone that reads none of its answers is dropped)
-    for path, rate in (("/panel/ws", RATE_PER_S), ("/sim/ws", SIM_RATE_PER_S), ("/ws", RATE_PER_S),
-                       (f"/replay/{console.game_id}/ws", MAX_FRAMES_PER_S)):
+    for path, rate in rates.items():
         allowed = len(SOURCES) * (BURST + 1 + rate * said["seconds"])  # each device's burst, then its rate
-        assert 0 < said["refusals"].get(path, 0) <= allowed, path
+        assert 0 < said["refusals"][path] <= allowed, path
     assert said["sent"] > 5 * sum(said["refusals"].values())  # the rest waits in the sockets, unread
 
 

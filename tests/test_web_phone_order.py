@@ -27,9 +27,10 @@ PHONES = 3
 
 
 class Wire:
-    """A phone's websocket as the app sees Starlette's on our uvicorn protocol: the scope says
-    whether the transport takes a message at once, and a send waits while it does not (uvicorn's
-    websockets_sansio_impl `send` begins with `await self.writable.wait()`)."""
+    """A phone's websocket as the app sees Starlette's on our uvicorn protocol: the scope lends the
+    guard's `send_now`, which writes while the transport takes more and else says False, and a
+    send waits while it does not (uvicorn's websockets_sansio_impl `send` begins with
+    `await self.writable.wait()`)."""
 
     client = None
     headers: dict = {}
