@@ -267,8 +267,8 @@ def test_every_still_screen_the_bench_measures_is_on_the_panel():
     from console.commands.bench_games import started_app
     from console.commands.bench_processes import STILL_SCREENS, put_on_screen
 
-    shown = {"secret choice": "secret", "game over": "game_over", "guessing": "play", "scoreboard": "reveal",
-             "attract": "idle"}
+    shown = {"secret choice": "secret", "game over": "game_over", "guessing": "play", "clue": "play",
+             "scoreboard": "reveal", "attract": "idle"}
     for name in STILL_SCREENS:
         app = started_app()
         now = time.monotonic()
@@ -278,5 +278,7 @@ def test_every_still_screen_the_bench_measures_is_on_the_panel():
             assert app.ui.screen == shown.get(name, name) and app.stats.frames_pushed >= 1, name
             if name == "game over":  # a game played to its end
                 assert app.game.phase == "game_over" and app.game.winners
+            if name == "clue":  # the giver's word awaited
+                assert app.game.phase == "clue1"
         finally:
             app.close()

@@ -106,6 +106,27 @@ def test_ws281x_sets_only_the_leds_that_changed():
     assert (strip.set_calls, strip.shows) == (4, 3)  # nothing changed, nothing sent
 
 
+def test_ws281x_a_pixel_the_library_refuses_is_a_driver_error_and_the_rest_are_set_again():
+    """rpi_ws281x's ws2811_led_set raises for a position or colour its C side refuses (SWIG's
+    OverflowError, TypeError): the console hears one DriverError, and the next frame sets every
+    change again (the one refused was not shown)."""
+    class Refusing(PixelStripStandIn):
+        refuse = True
+
+        def setPixelColor(self, n, color):
+            if self.refuse and n == 7:
+                raise OverflowError("in method 'ws2811_led_set', argument 3 of type 'ws2811_led_t'")
+            super().setPixelColor(n, color)
+
+    driver = Ws281xDriver(LEDS, strip_factory=Refusing)
+    leds = leds_with((3, (1, 1, 1)), (7, (2, 2, 2)))
+    with pytest.raises(DriverError, match="rpi-ws281x refused a pixel: in method 'ws2811_led_set'"):
+        driver.show(leds, Frame(32, 16))
+    driver.strip.refuse = False
+    driver.show(leds, Frame(32, 16))
+    assert driver.strip.pixels[3] == 0x010101 and driver.strip.pixels[7] == 0x020202
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.binary(min_size=LEDS * 3, max_size=LEDS * 3) | st.lists(
     st.tuples(st.integers(0, LEDS - 1), st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255))),

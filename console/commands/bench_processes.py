@@ -24,7 +24,7 @@ from dataclasses import replace
 
 SETTLE_S = 1.0
 WAIT_S = 10.0
-STILL_SCREENS = ("idle", "guessing", "secret choice", "attract", "scoreboard", "game over", "brightness")
+STILL_SCREENS = ("idle", "guessing", "secret choice", "clue", "attract", "scoreboard", "game over", "brightness")
 
 
 # --- the console as a child ----------------------------------------------------------------------
@@ -111,6 +111,10 @@ def put_on_screen(app, screen: str, now: float) -> None:
     elif screen == "secret choice":  # the giver's card on the panel, the room looking away
         state = rules.apply(None, rules.NewGame(players=5, seed=11, first_giver=0, variant="cards"))
         app.put_on(state, Ui(screen="secret", secret_holder=PANEL, card_choice=1), now)
+    elif screen == "clue":  # the target chosen, the giver thinking of a word: a round's other long wait
+        state = rules.apply(None, rules.NewGame(players=5, seed=11, first_giver=0, variant="cards"))
+        state = rules.apply(state, rules.ChooseTarget(state.card_cells[0]))
+        app.put_on(state, Ui(screen="play", secret_holder=PANEL), now)
     elif screen == "game over":  # once the room has cheered, until the idle board comes back
         state = fold_record(enumerate(map(action_from_json, whole_game(4)), 1))
         app.put_on(state, Ui(screen="game_over", since=now - CHEER_S), now)
