@@ -202,6 +202,30 @@ def test_a_phone_whose_view_cannot_be_built_holds_up_no_other(caplog):
     assert "a phone's view could not be sent" in caplog.text
 
 
+def test_a_direct_write_that_fails_holds_up_no_other_phone_and_its_writer_sends_the_view(caplog):
+    async def play() -> tuple[list[list[int]], bool]:
+        hub, room, phones, wires, tasks = await connected_room()
+
+        def broken(text: str) -> bool:  # a bug met writing phone 1's view at once
+            raise ValueError("a bug")
+
+        phones[1]._send_now = broken
+        room._loop_owed = True  # as after a request: the pass wakes the loop's thread
+        woken = []
+        room.events = type("Events", (), {"wake": lambda self: woken.append(1)})()
+        hub.publish_state(None, state(1), 0.0)
+        room.send_views()
+        in_turn = [versions(wire.got) for wire in wires]
+        await settle()
+        for task in tasks:
+            task.cancel()
+        return in_turn + [versions(wires[1].got)], bool(woken)
+
+    (first, second, third, later), woken = in_own_loop(play())
+    assert first == third == [0, 1] and second == [0] and later == [0, 1]  # its writer sent it
+    assert woken and "a phone's view could not be written at once" in caplog.text
+
+
 def test_a_view_that_cannot_be_built_for_the_writer_leaves_the_writer_sending(caplog):
     async def play() -> list[list[int]]:
         hub, room, phones, wires, tasks = await connected_room()

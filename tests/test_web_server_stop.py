@@ -134,9 +134,11 @@ def test_send_now_writes_what_the_asgi_send_writes_and_nothing_where_that_send_w
     phone's writer, the ASGI send, instead (which waits for a full transport, or finds the
     connection gone)."""
     opened: list = []
+    before_accepting: list = []
 
     async def app(scope, receive, send) -> None:
         await receive()
+        before_accepting.append(scope["extensions"][SEND_NOW]('{"t": "view"}'))  # the handshake not answered
         await send({"type": "websocket.accept"})
         opened.append((scope["extensions"][SEND_NOW], send))
         while (await receive())["type"] != "websocket.disconnect":
@@ -166,12 +168,32 @@ def test_send_now_writes_what_the_asgi_send_writes_and_nothing_where_that_send_w
         server.data_received(b"".join(phone.data_to_send()))
         wire.taken()
         refused.append(send_now(view))
-        server.connection_lost(None)
+        wire.closed = False  # the same, with the transport still open: the connection is not
         refused.append(send_now(view))
         assert wire.taken() == b""  # nothing written for any of them
         return refused
 
-    assert asyncio.run(play()) == [False, False, False, False]
+    assert asyncio.run(play()) == [False] * 4
+    assert before_accepting == [False]
+
+
+def test_send_now_writes_nothing_once_the_connection_is_lost():
+    opened: list = []
+
+    async def app(scope, receive, send) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        opened.append(scope["extensions"][SEND_NOW])
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    async def play() -> tuple[bool, bytes]:
+        server, wire, phone = await connected(app)
+        server.connection_lost(ConnectionResetError())  # gone without a close frame either way
+        wire.closed = False  # even were the transport not closing yet
+        return opened[0]('{"t": "view"}'), wire.taken()
+
+    assert asyncio.run(play()) == (False, b"")
 
 
 def test_send_now_writes_nothing_once_the_app_has_closed_the_connection():

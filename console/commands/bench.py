@@ -322,11 +322,12 @@ def format_report(r: dict) -> str:
     lines.append(f"a full garbage collection in the console's process (guessing, a phone connected), median of "
                  f"{g['asks']}: {g['frozen_ms']} ms with what its start made frozen ({g['objects_frozen']} "
                  f"objects), {g['thawed_ms']} ms with them thawed")
-    cores = {part: ", ".join(map(str, cpus)) for part, cpus in
+    cores = {part: "?" if cpus is None else ", ".join(map(str, cpus)) for part, cpus in
              next(iter(r["phones_in_a_process"].values()), {}).get("cores", {}).items()}
     lines.append("a tap to every phone, console and phones in separate processes, beside a minimal "
                  "Starlette broadcast, the phones tapping the two in turn, the phones on CPU "
-                 f"{cores.get('phones')} and the servers on CPU {cores.get('servers')} (p50/p99 ms):")
+                 f"{cores.get('phones')}, the console on {cores.get('console')} and the anchor on "
+                 f"{cores.get('anchor')} (p50/p99 ms):")
     for n, row in r["phones_in_a_process"].items():
         (c, a), (low, high) = (row["console"], row["anchor"]), row["p50_ratio_rounds"]
         lines.append(f"  {n} phones: console {c['p50']:.2f}/{c['p99']:.2f}, anchor {a['p50']:.2f}/{a['p99']:.2f} "

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-from console.commands.bench_processes import WAIT_S, Child, Phones
+from console.commands.bench_processes import WAIT_S, Child, Phones, cpus
 
 
 def run_phones(spec: dict) -> None:
@@ -102,7 +102,7 @@ async def _phones(spec: dict) -> list[list[float]]:
     groups = [_PhoneGroup(server["url"], server["anchor"]) for server in spec["servers"]]
     for group, server in zip(groups, spec["servers"]):
         await group.join(spec["n"], server["code"], spec["seats"])
-    print(json.dumps({"ready": True}), flush=True)
+    print(json.dumps({"ready": True, "cpus": cpus()}), flush=True)
     if spec["watch"]:
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
         return [[] for _ in groups]
@@ -172,7 +172,7 @@ def _anchor_view() -> tuple[str, str]:
 def serve_anchor() -> None:
     """In the child: the anchor (`anchor_server`), its address printed, until stdin ends."""
     url, server, sock = anchor_server()
-    print(json.dumps({"url": url, "code": "", "guesser": None}), flush=True)
+    print(json.dumps({"url": url, "code": "", "guesser": None, "cpus": cpus()}), flush=True)
     threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
     server.run(sockets=[sock])
 
@@ -225,10 +225,11 @@ def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
     for n in counts:
         latencies: dict[str, list[list[float]]] = {"console": [], "anchor": []}
         for _ in range(rounds):
-            console = Child("console", "guessing", "--web", preexec=_on(servers_cores))
-            anchor = Child("anchor", module=Phones.MODULE, preexec=_on(servers_cores))
+            console = Child("console", "guessing", "--web", cpus=servers_cores)
+            anchor = Child("anchor", module=Phones.MODULE, cpus=servers_cores)
             phones = Phones(console.first, n, taps=max(1, taps // rounds), beside=anchor.first,
-                            preexec=_on(phones_cores))
+                            cpus=phones_cores)
+            ran_on = {"phones": phones.first["cpus"], "console": console.first["cpus"], "anchor": anchor.first["cpus"]}
             try:
                 got = phones.read()
             finally:
@@ -246,26 +247,22 @@ def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
         each = [percentile(mine, 50) / percentile(theirs, 50)
                 for mine, theirs in zip(latencies["console"], latencies["anchor"])]
         row["p50_ratio_rounds"] = [round(min(each), 2), round(max(each), 2)]
-        row["cores"] = {"phones": sorted(phones_cores), "servers": sorted(servers_cores)}
+        row["cores"] = ran_on  # as each process of the last round found them
         out[str(n)] = row
     return out
 
 
-def cores_apart() -> tuple[set[int], set[int]]:
+def cores_apart() -> tuple[set[int] | None, set[int] | None]:
     """The CPUs the phones' process runs on, and the servers' (the console's and the anchor's,
     which take turns): the last CPU this process may use for the phones, the others for the
-    servers; with one CPU, that one for all. On the box the phones are other devices, which
+    servers; with one CPU, or where the system cannot keep a process to some (not Linux), all
+    share them (None). On the box the phones are other devices, which
     take none of its cores. Sharing this machine's cores, the phones' process met the console's
     panel loop, woken to draw each tap as the views went out (the anchor has no panel): on 2
     cores the console's p50 ratio read 1.22x against 1.16x at 1 phone (6 runs each way), 1.18x
     against 1.16x at 10 phones and 1.15x against 1.11x at 32 (4 runs each)."""
-    cpus = sorted(os.sched_getaffinity(0))
-    return ({cpus[-1]}, set(cpus[:-1])) if len(cpus) > 1 else (set(cpus), set(cpus))
-
-
-def _on(cores: set[int]):
-    """What a child runs before its program: it keeps to `cores`."""
-    return lambda: os.sched_setaffinity(0, cores)
+    usable = cpus()
+    return ({usable[-1]}, set(usable[:-1])) if usable is not None and len(usable) > 1 else (None, None)
 
 
 # --- the Python a tap runs, counted ---------------------------------------------------------------

@@ -64,7 +64,7 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
 
     guesser = current_player(app.game) if app.game is not None else None
     giver = app.game.giver if app.game is not None else None
-    print(json.dumps({"url": url, "code": code, "guesser": guesser, "giver": giver}), flush=True)
+    print(json.dumps({"url": url, "code": code, "guesser": guesser, "giver": giver, "cpus": cpus()}), flush=True)
 
     def answer() -> None:
         for line in sys.stdin:
@@ -134,10 +134,13 @@ def put_on_screen(app, screen: str, now: float) -> None:
 class Child:
     """A child process running `module` (this one by default) with `args`, spoken to line by line."""
 
-    def __init__(self, *args: str, preexec=None, module: str = "console.commands.bench_processes") -> None:
+    def __init__(self, *args: str, preexec=None, module: str = "console.commands.bench_processes",
+                 cpus: set[int] | None = None) -> None:
         self.process = subprocess.Popen([sys.executable, "-m", module, *args],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                         preexec_fn=preexec)
+        if cpus:  # kept to them from its start: Python is still starting, no thread of its own yet
+            os.sched_setaffinity(self.process.pid, cpus)
         self.first = self.read()
 
     def read(self) -> dict:
@@ -161,6 +164,11 @@ class Child:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+def cpus() -> list[int] | None:
+    """The CPUs this process may run on (None where the system does not say: not Linux)."""
+    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
 
 
 def usage_line() -> str:
@@ -284,7 +292,8 @@ class Phones(Child):
     MODULE = "console.commands.bench_phones"
 
     def __init__(self, server: dict, n: int, *, taps: int = 0, every_s: float = 0.05,
-                 others_tap: bool = False, watch: bool = False, beside: dict | None = None, preexec=None) -> None:
+                 others_tap: bool = False, watch: bool = False, beside: dict | None = None,
+                 cpus: set[int] | None = None) -> None:
         seats = [server.get("guesser")] + [s for s in range(10) if s not in (server.get("guesser"), server.get("giver"))]
         servers = [{"url": server["url"], "code": server["code"], "anchor": False}]
         if beside is not None:
@@ -292,7 +301,7 @@ class Phones(Child):
         super().__init__("phones", json.dumps({
             "servers": servers, "n": n, "taps": taps, "every_s": every_s, "watch": watch,
             "others_tap": others_tap, "seats": [s for s in seats if s is not None]}), module=self.MODULE,
-            preexec=preexec)
+            cpus=cpus)
 
 
 if __name__ == "__main__":

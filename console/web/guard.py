@@ -231,7 +231,8 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
         """What uvicorn's `send` does with a text message once the connection is open
         (websockets_sansio_impl.py): the same frame, written to the transport; or nothing and
         False where that send would wait or raise (the transport takes no more until the phone
-        reads, or the connection is closing or gone). Through Starlette's WebSocket, its
+        reads, or the connection is closing or gone), and where the transport is closing (that
+        send would still write, to a connection being aborted). Through Starlette's WebSocket, its
         exception middleware and uvicorn's ASGI send, each message went through three coroutines
         and their checks of the same state: 335 opcodes to write a view, 259 here."""
         if not (self.conn.state is State.OPEN and self.writable.is_set() and not self.close_sent

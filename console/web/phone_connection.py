@@ -196,7 +196,12 @@ class PhoneConnection:
         view = self._owed_view()
         if view is None:
             return
-        if self._send_now(view):
+        try:
+            sent = self._send_now(view)
+        except Exception:  # a bug there must not end the pass for the phones after this one
+            log.exception("a phone's view could not be written at once")
+            sent = False
+        if sent:
             self._last_view = view
         else:
             self._woken = True
