@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-from console.commands.bench_processes import WAIT_S, Child, Phones, cpus
+from console.commands.bench_processes import WAIT_S, Child, Phones, usable_cpus
 
 
 def run_phones(spec: dict) -> None:
@@ -102,7 +102,7 @@ async def _phones(spec: dict) -> list[list[float]]:
     groups = [_PhoneGroup(server["url"], server["anchor"]) for server in spec["servers"]]
     for group, server in zip(groups, spec["servers"]):
         await group.join(spec["n"], server["code"], spec["seats"])
-    print(json.dumps({"ready": True, "cpus": cpus()}), flush=True)
+    print(json.dumps({"ready": True, "cpus": usable_cpus()}), flush=True)
     if spec["watch"]:
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
         return [[] for _ in groups]
@@ -172,7 +172,7 @@ def _anchor_view() -> tuple[str, str]:
 def serve_anchor() -> None:
     """In the child: the anchor (`anchor_server`), its address printed, until stdin ends."""
     url, server, sock = anchor_server()
-    print(json.dumps({"url": url, "code": "", "guesser": None, "cpus": cpus()}), flush=True)
+    print(json.dumps({"url": url, "code": "", "guesser": None, "cpus": usable_cpus()}), flush=True)
     threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
     server.run(sockets=[sock])
 
@@ -256,12 +256,12 @@ def cores_apart() -> tuple[set[int] | None, set[int] | None]:
     """The CPUs the phones' process runs on, and the servers' (the console's and the anchor's,
     which take turns): the last CPU this process may use for the phones, the others for the
     servers; with one CPU, or where the system cannot keep a process to some (not Linux), all
-    share them (None). On the box the phones are other devices, which
-    take none of its cores. Sharing this machine's cores, the phones' process met the console's
-    panel loop, woken to draw each tap as the views went out (the anchor has no panel): on 2
-    cores the console's p50 ratio read 1.22x against 1.16x at 1 phone (6 runs each way), 1.18x
-    against 1.16x at 10 phones and 1.15x against 1.11x at 32 (4 runs each)."""
-    usable = cpus()
+    share them (None). On the box the phones are other devices, which take none of its cores.
+    Sharing this machine's cores, the phones' process met the console's panel loop, woken to
+    draw each tap as the views went out (the anchor has no panel): on 2 cores the console's p50
+    ratio read 1.22x against 1.16x at 1 phone (6 runs each way), 1.18x against 1.16x at 10
+    phones and 1.15x against 1.11x at 32 (4 runs each)."""
+    usable = usable_cpus()
     return ({usable[-1]}, set(usable[:-1])) if usable is not None and len(usable) > 1 else (None, None)
 
 

@@ -64,7 +64,7 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
 
     guesser = current_player(app.game) if app.game is not None else None
     giver = app.game.giver if app.game is not None else None
-    print(json.dumps({"url": url, "code": code, "guesser": guesser, "giver": giver, "cpus": cpus()}), flush=True)
+    print(json.dumps({"url": url, "code": code, "guesser": guesser, "giver": giver, "cpus": usable_cpus()}), flush=True)
 
     def answer() -> None:
         for line in sys.stdin:
@@ -166,7 +166,7 @@ class Child:
             self.process.wait()
 
 
-def cpus() -> list[int] | None:
+def usable_cpus() -> list[int] | None:
     """The CPUs this process may run on (None where the system does not say: not Linux)."""
     return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
 
