@@ -253,8 +253,9 @@ def _status_now(state: GameState, at: Moment, lower: tuple[bytes, ...] | None) -
     return _status_rows(color, actor is None or at.blink(ACT_HZ, PAWN_LIT), state.phase, lower)
 
 
-def _put_status(pixels: bytearray, width: int, rows: tuple[bytes, ...]) -> None:
-    for y, line in enumerate(rows):
+def _put_status(pixels: bytearray, width: int, rows: tuple[bytes, ...], top: int = 0) -> None:
+    """`rows` into the status columns, the first at row `top`."""
+    for y, line in enumerate(rows, top):
         i = (y * width + STATUS_X) * 3
         pixels[i : i + 6] = line
 
@@ -385,15 +386,8 @@ class _PlayParts:
 def _with_lower(base: bytes, width: int, lower: tuple[bytes, ...]) -> bytes:
     """`base` with `lower` in its status columns' bottom rows."""
     pixels = bytearray(base)
-    for i, line in zip(_lower_offsets(width, len(lower)), lower):
-        pixels[i : i + 6] = line
+    _put_status(pixels, width, lower, screens.PANEL_H - len(lower))
     return bytes(pixels)
-
-
-@lru_cache(maxsize=4)
-def _lower_offsets(width: int, rows: int) -> tuple[int, ...]:
-    """Where each of the status columns' bottom `rows` rows starts in a frame's bytes."""
-    return tuple(((screens.PANEL_H - rows + k) * width + STATUS_X) * 3 for k in range(rows))
 
 
 _play_kept: list[_PlayParts | None] = [None]  # the last state's: a still screen draws from one for many frames
