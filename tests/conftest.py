@@ -104,9 +104,9 @@ def pytest_runtest_makereport(item, call):
                        for title, text in report.sections]
 
 
-# --- the container stage (tests/box, tests/test_box.py) ---------------------------------------------
+# --- the container stage (tests/box, tests/box/test_box.py) ---------------------------------------------
 
-BOX_TESTS = "tests/test_box.py"
+BOX_TESTS = "tests/box/test_box.py"
 BOX_WAIT_S = 900  # the stage's own timeouts end it well before: a root built from nothing, under load
 BOX_FOLLOW = "HUES_BOX_STAGE"  # "PID REPORT LOG": the stage the suite's first process started, for its workers
 
@@ -188,7 +188,7 @@ class BoxStage:
 
 
 def runs_the_box_tests(config) -> bool:
-    """Whether the paths the suite was given (tests/ when none) hold tests/test_box.py."""
+    """Whether the paths the suite was given (tests/ when none) hold tests/box/test_box.py."""
     box = Path(config.rootpath, BOX_TESTS).resolve()
     for arg in config.args:
         path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()

@@ -1,5 +1,5 @@
 """Two consoles that differ only in the round's secret, driven in lockstep: the state machine's
-worlds (tests/test_secret_machine.py).
+worlds (tests/play/test_secret_machine.py).
 
 Each world is the real app loop (`ConsoleApp.tick` on a virtual clock shared by both) with the
 real web companion (uvicorn in its thread, the phones' websocket) over a store on a fakeredis
@@ -47,7 +47,7 @@ CONFIG = web_config()
 SYNC = "sync"  # not JSON: refused in order, behind whatever the phone was sent before
 # A phone whose token no longer holds a seat waits for the code as long as the machine runs: the
 # waiting room's sweep runs on the server's wall clock, so its closing would land at another step
-# in each world (the timeout is the attack tests' to check, tests/test_web_attacks.py)
+# in each world (the timeout is the attack tests' to check, tests/web/test_web_attacks.py)
 UNHURRIED = dataclasses.replace(LIMITS, admit_s=math.inf)
 
 

@@ -9,7 +9,7 @@ and whether each moved the panel's cursor).
 
 The figures are this machine's, with the console, the measuring phones and the attacker sharing
 its cores (a loaded 2-core machine gives ranges, not points); "none" is the same run's anchor.
-The attack tests (tests/test_web_attacks.py) drive the same `AttackedConsole` and assert the
+The attack tests (tests/web/test_web_attacks.py) drive the same `AttackedConsole` and assert the
 mechanisms; this prints the times.
 """
 

@@ -20,7 +20,7 @@ PI5, PI4 = "Raspberry Pi 5", "Raspberry Pi 4 Model B"
 REDIS_CLI = ("redis-cli", "-s", "/run/redis/redis-server.sock", "--user", "hues", "--pass", "-", "--no-auth-warning")
 IMPORTS = "/usr/local/lib/hues-box/imports.py"
 IMPORTS_DROPIN = "/etc/systemd/system/hues-console.service.d/zz-box-imports.conf"
-# Exposure offline (tests/test_install.py, EXPOSURE: at most) for each variant with the phones on.
+# Exposure offline (tests/box/test_install.py, EXPOSURE: at most) for each variant with the phones on.
 PROMISED = {"leds-dev": 1.0, "ws281x-spi": 1.0, "ws281x": 1.5}
 
 
@@ -192,7 +192,7 @@ def extension_modules(stage, variant: str = "leds-dev") -> str:
 
 def exposure_online_and_offline(stage, variant: str = "leds-dev") -> str:
     """systemd-analyze security on the running unit in the box, and --offline on the same files
-    here (tests/test_install.py's figures come from the offline one)."""
+    here (tests/box/test_install.py's figures come from the offline one)."""
     box = stage.box
     online = box.run("systemd-analyze", "security", "--no-pager", "hues-console.service", check=False).stdout
     with tempfile.TemporaryDirectory() as scratch:

@@ -19,7 +19,7 @@ from console.view.ui import SetupChoices
 from hal.inputs.script import Hold, Tap, Wait, parse_script
 from tests.box.machine import ConsoleLog, Presses
 from tests.scripting import Script, plan_rest, script_for, setup_presses
-from tests.test_whole_games import first_card_cell, near_guesser
+from tests.play.test_whole_games import first_card_cell, near_guesser
 
 VARIANT, FIRST_GIVER, POLICY_SEED = "cards", 0, 7
 SETTLE_S = 0.5  # the console ignores presses for 0.4 s after a screen changes by itself (GRACE_S)

@@ -3,7 +3,7 @@ Bookworm root, boots it, installs the box with the real `scripts/install-pi --no
 runs every check of tests/box/checks_*.py on it in order, writing REPORT (JSON) after each one.
 
 tests/conftest.py starts it in the background when the suite starts (it waits on the boxes, the
-rest of the suite on the CPU), and tests/test_box.py, collected last, turns each check's entry
+rest of the suite on the CPU), and tests/box/test_box.py, collected last, turns each check's entry
 into a test of the same name. Alone: `sudo .venv/bin/python -m tests.box.stage /tmp/box.json`.
 
 The stand-ins, and only these, differ from a Pi (each says what it follows):

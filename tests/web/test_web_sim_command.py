@@ -1,0 +1,85 @@
+"""`hues-console sim --web`: the command starts, serves its page, stops cleanly on SIGTERM, and
+says in one line what is wrong with its arguments."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import re
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+from console.commands import main as cli
+from console.web.seats import CODE_LETTERS
+from tests.phones import Phone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_sim_web_serves_the_page_and_stops_on_sigterm(tmp_path):
+    config = tmp_path / "console.yaml"
+    config.write_text("# the packaged defaults: nothing from this machine's /etc\n")
+    env = dict(os.environ, HUES_CONFIG=str(config))
+    env.pop("HUES_DEBUG", None)
+    process = subprocess.Popen([sys.executable, "-m", "console.commands.main", "sim", "--web", "--port", "0"],
+                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("the console is running in the browser: open http://127.0.0.1:")
+        url = line.split("open ", 1)[1].split()[0]
+        assert url.endswith("/sim")
+        base = url[: -len("/sim")]
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(text) for text in process.stdout], daemon=True).start()
+        phones, panel = lines.get(timeout=5), lines.get(timeout=5)
+        code = re.fullmatch(f"phones: open {base}/ and type the room code ([A-Z]{{4}}) .*\n", phones).group(1)
+        assert panel.startswith(f"the panel for a second screen: {base}/panel;")
+        with urllib.request.urlopen(base + "/panel", timeout=5) as answer:
+            assert answer.status == 200
+        assert set(code) <= set(CODE_LETTERS)
+        phone = Phone(base)
+        phone.send("join", code=code)
+        assert phone.expect("admitted")  # the code printed is the one the panel shows
+        phone.close()
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            assert b'<script src="/panel.js" defer></script>' in answer.read()
+        with urllib.request.urlopen(url.replace("/sim", "/panel.js"), timeout=5) as answer:
+            assert answer.headers["Content-Type"].startswith("text/javascript")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.stderr.read() == ""
+
+
+@pytest.mark.parametrize("args, message", [
+    (["sim", "--port", "8080"], "--port goes with sim --web"),
+    (["sim", "--web", "--headless"], "sim --web plays from the browser"),
+    (["sim", "--web", "--port", "70000"], "--port must be between 1 and 65535"),
+])
+def test_sim_web_arguments_are_checked(capsys, monkeypatch, tmp_path, args, message):
+    monkeypatch.setenv("HUES_CONFIG", str(tmp_path / "console.yaml"))
+    (tmp_path / "console.yaml").write_text("# defaults\n")
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_port_in_use_is_one_line(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("HUES_CONFIG", str(tmp_path / "console.yaml"))
+    (tmp_path / "console.yaml").write_text("# defaults\n")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert cli.main(["sim", "--web", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}" in err and len(err.strip().splitlines()) == 1
