@@ -3,8 +3,8 @@ screens in the system Chromium, each seated at the real console (tests/phones.py
 page asks of the phone (vibration, the screen wake lock) recorded instead of done.
 
 The game is moved along either by the phones' own buttons or, where a test only needs to be
-somewhere, by the host's requests put straight on the app's queue (`command`), the same
-`RemoteCommand`s a phone's taps become.
+somewhere, by requests put straight on the app's queue (`command`): the intents a phone's taps become, made
+by whoever holds that seat.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from console.play.remote import RemoteCommand
+from console.play.intents import Player
+from console.play.ports import Request
+from console.web.messages import Message
 from tests import browser as browsers
 from tests.phones import WAIT_S, PhoneTable
 
@@ -49,15 +51,21 @@ def open_phone(browser, table: PhoneTable, seat: int | None = None, **options):
 
 
 def command(table: PhoneTable, verb: str, seat: int = 0, cell=None, options: tuple = ()) -> str | None:
-    """A request as the phone of `seat` (the host's) makes it; the refusal's text, or None."""
+    """A request as the player holding `seat` makes it (the host's: a phone, or the joystick); the
+    refusal's text, or None."""
     done, answer = threading.Event(), []
 
     def reply(why) -> None:
         answer.append(None if why is None else str(why))
         done.set()
 
-    table.app.events.put(RemoteCommand(seat=seat, verb=verb, cell=cell, options=options, host=True, reply=reply,
-                                       digest=table.web.room.book.digest_of(seat)))  # that phone's token
+    fields = {"cell": cell} if cell is not None else {}
+    if verb == "new_game":
+        fields = dict(zip(("players", "variant", "first_giver"), options))
+    elif verb == "brightness":
+        fields = {"delta": options[0]}
+    player = Player(table.app.ui.seating.holder(seat), seat, host=True)  # that seat's holder
+    table.app.events.put(Request(player, Message(verb, 1, fields).intent, reply))
     assert done.wait(WAIT_S), f"{verb} was never answered"
     return answer[0]
 

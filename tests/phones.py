@@ -19,7 +19,7 @@ from console.commands.wiring import attach_web, build_app
 from console.config.loader import load_config
 from console.play.app import ConsoleApp
 from console.play.loop import run_realtime
-from console.play.remote import Chore
+from console.play.ports import Chore
 from hal.inputs.events import PRESS, InputEvent
 
 WAIT_S = 5.0

@@ -14,7 +14,9 @@ from typing import Callable
 
 from console.game import rules
 from console.game.board import Cell
-from console.play.controller import MOVES, card_step, new_game_action
+from console.play import intents
+from console.play.controller import MOVES, card_step
+from console.play.table import new_game_action
 from console.game.rules import Action, ChooseTarget, Clue, GameState, Next, Place, SkipClue
 from console.view.ui import CENTRE, SetupChoices
 
@@ -131,7 +133,8 @@ def plan_game(
     """(input script, final state, game record) of one game from the idle screen to the winners;
     the console must run with `--seed seed` so that it draws the same new_game."""
     choices = SetupChoices(players, variant, first_giver)
-    record = plan_rest(new_game_action(choices, random.Random(seed), colors), target, guess, passes)
+    record = plan_rest(new_game_action(intents.NewGame(players, variant, first_giver), random.Random(seed), colors),
+                       target, guess, passes)
     return fresh_script(record, choices), rules.replay(record), record
 
 

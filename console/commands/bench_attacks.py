@@ -31,7 +31,7 @@ from console.commands.wiring import attach_web, build_app
 from console.config.loader import load_config
 from console.game.rules import current_player
 from console.play.loop import run_realtime
-from console.play.remote import Chore
+from console.play.ports import Chore
 from console.web.limits import LIMITS, Limits
 from hal.inputs.events import PRESS, InputEvent
 

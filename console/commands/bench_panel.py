@@ -26,7 +26,7 @@ PAUSE_S = 0.05  # between presses: a quick player's pace, under the page's flood
 def press_to_page_latencies(app: ConsoleApp, presses: int = 200, fps: int = 60) -> list[float]:
     """Milliseconds from each press sent by the page to the frame it changed arriving there.
     `app` is started, not running."""
-    web = WebCompanion(bench_web_config(), app.colors, app.events, app.store,
+    web = WebCompanion(bench_web_config(), app.events, app.store,
                        more_routes=[lambda hub: PanelStream(hub, app.stage, app.events).routes()])
     web.start()
     app.publisher = web.hub

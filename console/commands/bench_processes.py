@@ -103,18 +103,19 @@ def put_on_screen(app, screen: str, now: float) -> None:
     from console.game.record import action_from_json, fold_record
     from console.view.screens import CHEER_S
     from console.view.timeline import stored_timeline
-    from console.view.ui import PANEL, Ui
+    from console.game.seating import PANEL, Seating
+    from console.view.ui import Ui
 
     if screen == "guessing":
         state, _ = busy_game()
         app.put_on(state, Ui(screen="play", cursor=Cell(3, 20)), now)
     elif screen == "secret choice":  # the giver's card on the panel, the room looking away
         state = rules.apply(None, rules.NewGame(players=5, seed=11, first_giver=0, variant="cards"))
-        app.put_on(state, Ui(screen="secret", secret_holder=PANEL, card_choice=1), now)
+        app.put_on(state, Ui(screen="secret", seating=Seating(secret=PANEL), card_choice=1), now)
     elif screen == "clue":  # the target chosen, the giver thinking of a word: a round's other long wait
         state = rules.apply(None, rules.NewGame(players=5, seed=11, first_giver=0, variant="cards"))
         state = rules.apply(state, rules.ChooseTarget(state.card_cells[0]))
-        app.put_on(state, Ui(screen="play", secret_holder=PANEL), now)
+        app.put_on(state, Ui(screen="play", seating=Seating(secret=PANEL)), now)
     elif screen == "game over":  # once the room has cheered, until the idle board comes back
         state = fold_record(enumerate(map(action_from_json, whole_game(4)), 1))
         app.put_on(state, Ui(screen="game_over", since=now - CHEER_S), now)

@@ -22,6 +22,7 @@ from console.config.loader import load_config
 from console.config.schema import WebConfig
 from console.play.app import ConsoleApp
 from console.web.companion import WebCompanion
+from console.play import intents, table
 from console.web.seats import new_room_code
 
 WAIT_S = 5.0
@@ -33,7 +34,7 @@ def bench_web_config() -> WebConfig:
 
 def attach_bench_web(app: ConsoleApp) -> WebCompanion:
     """The companion on a free loopback port, publishing the app's states (as `attach_web`)."""
-    web = WebCompanion(bench_web_config(), app.colors, app.events, app.store, take_request=app.take_request)
+    web = WebCompanion(bench_web_config(), app.events, app.store, take_request=app.take_request)
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code
     app.ui = dataclasses.replace(app.ui, room_code=new_room_code())
@@ -102,7 +103,8 @@ def open_to_phones(app: ConsoleApp) -> WebCompanion:
     host's hand-over: mid-game a colour no phone holds is the joystick's)."""
     web = attach_bench_web(app)
     for seat in range(app.game.players if app.game is not None else 0):
-        web.room.book.hand_over(seat)
+        step = table.act(app.game, app.ui, intents.joystick(), intents.HandOver(seat), 0.0, app.rng)
+        app.put_on(step.game, step.ui, 0.0)
     return web
 
 

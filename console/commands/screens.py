@@ -17,7 +17,8 @@ from console.game import rules
 from console.game.board import parse_cell
 from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
 from console.view.render import render
-from console.view.ui import PANEL, REVEAL_POINTS_S, REVEAL_SCORES_S, SetupChoices, Ui
+from console.game.seating import PANEL, Seating
+from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SetupChoices, Ui
 from hal.frame import Frame
 from hal.picture import write_png
 
@@ -74,7 +75,7 @@ def scenes() -> Iterator[Scene]:
     yield "handoff", "hand-off: the panel says look away; A twice opens the secret choice", lambda: render(
         game, Ui(screen="handoff"), 0.3)
     yield "secret", "the secret choice: the card's four colours on a dimmed board", lambda: render(
-        game, Ui(screen="secret", card_choice=1, secret_holder=PANEL), 0.3)
+        game, Ui(screen="secret", card_choice=1, seating=Seating(secret=PANEL)), 0.3)
     yield "guessing", "guessing: pawns, the cursor in the guesser's colour, the loupe", lambda: render(
         guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.45)
     yield "guessing-blink", "the same a moment later: pawns dark, the cursor's contrast phase", lambda: render(

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from console.game import rules
 from console.game.record import action_from_json
 from console.game.rules import GameState, RuleError
-from console.play.remote import Chore
+from console.play.ports import Chore
 from console.store.format import StoreError, summary_of
 from console.view.timeline import Timeline, stored_timeline
 

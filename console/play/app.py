@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from console.play import controller, secret
+from console.game import seating
+from console.play import controller, table
 from console.play.answers import StoreAnswers, last_finished, resumable
 from console.play.pictures import Pictures
 from console.play.ports import InputSource, Publisher, Shutdown
@@ -32,7 +33,8 @@ from console.view.hints import describe
 from console.view.render import shows_secret
 from console.game.rules import GameState, NewGame, RuleError
 from console.store.format import NotDurableError, summary_of
-from console.play.remote import Chore, Refusal, RemoteCommand, SeatsHeld, handle_remote
+from console.play.intents import Refusal
+from console.play.ports import Chore, Request
 from console.view.ui import Ui
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
@@ -42,6 +44,7 @@ log = logging.getLogger("hues-console")
 BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 START_WAIT_S = 0.5  # at start, how long the first frame waits for the store's answers
 LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume, while one may come
+SECRET_SETTING = "secret_holder"  # the store setting that keeps the rounds' secret holders across a restart
 
 
 @dataclass
@@ -101,7 +104,9 @@ class ConsoleApp:
         self.publisher = publisher
         self.room_codes = room_codes  # a new code for the phones to join with, each game
         self._published: tuple = (None, None)
-        self._bindings: object = None  # the rounds' secret holders as last kept in the store (secret.kept)
+        self._bindings: object = None  # the rounds' secret holders as last kept in the store (seating.kept_bindings)
+        self._seats_kept: seating.Seating = seating.Seating()  # the phones' seats from before a restart
+        self._keep_seats: Callable[[list], None] | None = None  # keeps the seats in the store (`seat_phones`)
         self._bound_for: tuple = (None, None)  # the game and holder `_bindings` were last worked out for
         # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
         # box the first frame's time since boot is logged and kept for `diag`.
@@ -127,6 +132,13 @@ class ConsoleApp:
 
     # --- start -------------------------------------------------------------------------------
 
+    def seat_phones(self, kept: object, keep: Callable[[list], None]) -> None:
+        """Phones may hold seats (the web companion is on): the seats the store kept from before a
+        restart (its setting as it was read), and `keep`, which keeps them in the store after each
+        change. Before `start`."""
+        self._seats_kept = seating.Seating.kept(kept, len(self.colors))
+        self._keep_seats = keep
+
     def start(self, now: float) -> None:
         """Restore the brightness, show the last winners and offer an unfinished game for resume.
         The store is asked off the loop's thread; what it has not answered within START_WAIT_S is
@@ -141,7 +153,7 @@ class ConsoleApp:
     def _start(self, now: float) -> None:
         self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
                      colors=self.colors, store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
-                     room_code=self.room_codes() if self.room_codes else "")
+                     room_code=self.room_codes() if self.room_codes else "", seating=self._seats_kept)
         self._brightness_at_start = self.ui.brightness
         self.answers.ask("brightness", lambda store: store.get_setting("brightness", None), self._got_brightness)
         self.answers.ask("winners", last_finished, self._got_winners)
@@ -170,7 +182,7 @@ class ConsoleApp:
         if (self._resume_due and now >= self._resume_look_at and self._can_offer()
                 and not self.answers.asking("resume")):
             self._resume_look_at = now + LOOK_AGAIN_S
-            self.answers.ask("resume", lambda store: (store.unfinished(), store.get_setting(secret.SETTING, None)),
+            self.answers.ask("resume", lambda store: (store.unfinished(), store.get_setting(SECRET_SETTING, None)),
                              self._got_unfinished)
 
     def _can_offer(self) -> bool:
@@ -193,8 +205,8 @@ class ConsoleApp:
         self.game, record = offered
         self.journal("resumed", record)
         self._bindings, self._bound_for = bindings, (None, None)
-        self.ui = replace(self.ui, screen="resume", choice=0,
-                          secret_holder=secret.restored(self.game, bindings))  # else nobody's
+        holder = seating.restored(self.game, bindings)  # else nobody's
+        self.ui = replace(self.ui, screen="resume", choice=0, seating=replace(self.ui.seating, secret=holder))
         self._keep_bound(self.ui.since)
 
     def put_on(self, game: GameState | None, ui: Ui, now: float) -> None:
@@ -222,7 +234,7 @@ class ConsoleApp:
         with self._lock:
             return self._tick(max(now, self._now))
 
-    def take_request(self, command: RemoteCommand) -> None:
+    def take_request(self, command: Request) -> None:
         """A phone's request, in the web server's thread as it arrives: done at once under the
         loop's lock, after any input waiting before it, and its state published, so the phones
         hear of a tap without waiting for the loop's thread to wake and draw the panel first (the
@@ -242,7 +254,7 @@ class ConsoleApp:
             try:
                 for event in self.events.drain():
                     self._on_event(event, now)
-                self._on_remote(command, now)
+                self._on_request(command, now)
             except Exception as exc:
                 self._failure = exc
                 self.events.wake()
@@ -281,16 +293,12 @@ class ConsoleApp:
             self._after_chores = (self.game, self.ui)
         return min(until, self._timers_at)
 
-    def _on_event(self, event: InputEvent | RemoteCommand | Chore | SeatsHeld, now: float) -> None:
-        if isinstance(event, RemoteCommand):
-            self._on_remote(event, now)
+    def _on_event(self, event: InputEvent | Request | Chore, now: float) -> None:
+        if isinstance(event, Request):
+            self._on_request(event, now)
             return
         if isinstance(event, Chore):
             event.run(self.store)
-            return
-        if isinstance(event, SeatsHeld):
-            self.ui = replace(self.ui, phones=event.phones)
-            self._keep_bound(now)
             return
         if event.button == QUIT:
             if event.kind != RELEASE:
@@ -306,24 +314,24 @@ class ConsoleApp:
             return
         self._take_step(controller.handle(self.game, self.ui, event.button, now, self.rng), now)
 
-    def _on_remote(self, command: RemoteCommand, now: float) -> None:
-        """A phone's request: done like a press (no grace after it), or refused with the engine's
-        message."""
+    def _on_request(self, request: Request, now: float) -> None:
+        """A player's intent from another thread: done like a press (no grace after it), or
+        refused with the handler's or the engine's message."""
         try:
-            step = handle_remote(self.game, self.ui, command, now, self.rng)
+            step = table.act(self.game, self.ui, request.player, request.intent, now, self.rng)
         except RuleError as exc:
-            command.reply(exc)
+            request.reply(exc)
             return
         except Exception:  # a bug in a request's handling must not stop the console for everyone
-            log.exception("a phone's request could not be handled: %s", command.verb)
-            command.reply(Refusal("box_error", "the box could not handle that request"))
+            log.exception("a player's request could not be handled: %s", type(request.intent).__name__)
+            request.reply(Refusal("box_error", "the box could not handle that request"))
             return
         self._last_input = now
         taken = self._take_step(step, now)
-        command.reply(None if taken else Refusal("disk_full", "the box could not store that move (its disk is full): "
+        request.reply(None if taken else Refusal("disk_full", "the box could not store that move (its disk is full): "
                                                  "it is not taken"))
 
-    def _take_step(self, step: controller.Step, now: float) -> bool:
+    def _take_step(self, step: table.Step, now: float) -> bool:
         """Store the step's actions, then show it; False when the store refused some of them."""
         before_game, before_ui = self.game, self.ui
         if step.abandon:
@@ -332,11 +340,13 @@ class ConsoleApp:
         kept = self._store_actions(step.actions, before_game)
         if kept is not None:  # not all of them could be made durable: show only those that were
             self.game = kept
-            self.ui = before_ui if kept is before_game else controller.screen_for(kept, before_ui, now)
+            self.ui = before_ui if kept is before_game else table.screen_for(kept, before_ui, now)
             self.ui = replace(self.ui, disk_full=True)
             return False
         self.game, self.ui = step.game, step.ui
         self._keep_bound(now)
+        if self.ui.seating.holders != before_ui.seating.holders and self._keep_seats is not None:
+            self._keep_seats(self.ui.seating.saved())
         self._shown = controller.screen_key(self.ui, now)
         if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
             self.ui = replace(self.ui, room_code=self.room_codes())
@@ -356,9 +366,9 @@ class ConsoleApp:
 
     def _keep_bound(self, now: float) -> None:
         """A deal for the giver seat's new occupant when the seat changed hands before the target
-        was chosen (secret.rebound). Until its redeal is durable nobody holds the round: it is
+        was chosen (table.rebound). Until its redeal is durable nobody holds the round: it is
         tried again at the next change."""
-        moved = secret.rebound(self.game, self.ui, now)
+        moved = table.rebound(self.game, self.ui, now)
         if moved is None:
             return
         game, ui, actions = moved
@@ -371,13 +381,13 @@ class ConsoleApp:
         (a restart then finds it, and gives the secret to no one else)."""
         if game is None or rules.is_terminal(game):
             return
-        if game is self._bound_for[0] and ui.secret_holder == self._bound_for[1]:
+        if game is self._bound_for[0] and ui.seating.secret == self._bound_for[1]:
             return  # kept already: the same deal (one state of the game) and holder give the same bindings
-        bindings = secret.kept(self._bindings, game, ui)
-        self._bound_for = (game, ui.secret_holder)
+        bindings = seating.kept_bindings(self._bindings, game, ui.seating)
+        self._bound_for = (game, ui.seating.secret)
         if bindings != self._bindings:
             self._bindings = bindings
-            self.store.set_setting(secret.SETTING, bindings)
+            self.store.set_setting(SECRET_SETTING, bindings)
 
     def _quit(self, now: float) -> None:
         """q in the simulator (and Ctrl-C): at once, unless a game is under way; then it asks
@@ -385,7 +395,7 @@ class ConsoleApp:
         under_way = self.game is not None and not rules.is_terminal(self.game)
         asked = self.ui.screen == "confirm" and controller.HOST_ITEMS[self.ui.menu_item] == "quit"
         if under_way and not asked:
-            self._take_step(controller.Step(self.game, controller.open_quit(self.ui, now)), now)
+            self._take_step(table.Step(self.game, controller.open_quit(self.ui, now)), now)
             return
         self.running = False
 
@@ -424,7 +434,7 @@ class ConsoleApp:
         opens, progress = self.holds.at(now, lambda: controller.host_menu_opens(self.game, self.ui),
                                         self.shutdown.poweroff is not None)
         if opens:
-            self._take_step(controller.Step(self.game, controller.open_host_menu(self.ui, now)), now)
+            self._take_step(table.Step(self.game, controller.open_host_menu(self.ui, now)), now)
         if progress >= 1.0:
             log.info("shutdown button held: powering off")
             self.powering_off = True

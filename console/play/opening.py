@@ -20,7 +20,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any, Callable
 
-from console.play.remote import Chore
+from console.play.ports import Chore
 
 
 class OpeningStore:

@@ -1,14 +1,16 @@
-"""What the app loop is given from outside, as small interfaces: its input sources, who hears of
-its states and frames, and how the box powers off. The loop (`app.ConsoleApp`) knows nothing
+"""What the app loop is given from outside, as small interfaces: its input sources, the requests
+and chores other threads hand it, who hears of its states and frames, and how the box powers off. The loop (`app.ConsoleApp`) knows nothing
 more of them, so the same loop runs on the box, in the simulators, under the tests and the
 benchmark with other things plugged in."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
+from console.game.board import RuleError
 from console.game.rules import GameState
+from console.play.intents import Intent, Player
 from console.view.ui import Ui
 from hal.frame import Frame
 
@@ -19,6 +21,25 @@ class InputSource(Protocol):
     def next_poll(self, now: float) -> float:
         """When `poll` must run again even if nothing is put on the queue (an auto-repeat
         falling due); inf when only the queue can bring anything."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A player's intent from another thread (a phone's, from the web server): done through the
+    same handler as the joystick's (`table.act`), by `ConsoleApp.take_request` or from the loop's
+    queue. `reply` is called under the loop's lock with None when it was done, else the refusal."""
+
+    player: Player
+    intent: Intent
+    reply: Callable[[RuleError | None], None] = lambda why: None
+
+
+@dataclass(frozen=True)
+class Chore:
+    """Work to be done with the loop's state, under its lock (in the loop's thread, or in the web
+    server's before a phone's request): `run(store)`."""
+
+    run: Callable[[Any], None]
 
 
 class Publisher(Protocol):

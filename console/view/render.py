@@ -67,7 +67,8 @@ from console.game.board import COLS, Cell, cells_within, distance
 from console.view.palette import PAWN_COLORS, board_colors, srgb_to_oklab
 from console.game.rules import GameState, Pawn, current_player
 from console.view.screens import WHITE, fill_rect, ink, swatch
-from console.view.ui import PANEL, Ui
+from console.game.seating import PANEL
+from console.view.ui import Ui
 from hal.frame import BLACK, RGB, Frame
 
 PAWN_S, PAWN_LIT = 1.0, 0.6  # a pawn: its colour for 0.6 s, then dark for 0.4 s
@@ -312,7 +313,7 @@ def _idle(state: GameState | None, ui: Ui, at: Moment, width: int, height: int) 
 def shows_secret(ui: Ui) -> bool:
     """Whether the frame for `ui` draws the round's secret: the secret screen of a round dealt
     to the panel, the one place the renderer draws the card and the giver's pointing."""
-    return ui.screen == "secret" and ui.secret_holder == PANEL
+    return ui.screen == "secret" and ui.seating.secret == PANEL
 
 
 def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:

@@ -1,7 +1,9 @@
-"""UI-only state: what the controller keeps beside the game state, and the renderer draws.
+"""The console's state beside the game: what the panel shows (the screen, the cursor, the menus)
+and who sits where (`seating`), which the controller and the handler keep and the renderer draws.
 
 Nothing here is part of the game record: a cursor position or an open menu may be lost in a
-power cut; the game itself never is. The screens, in the order a party meets them:
+power cut; the game itself never is (the seats and the secret's binding are kept in the store
+as settings). The screens, in the order a party meets them:
 
 - `idle`: the board slowly animating (and the last winners); Start opens set-up, B brightness.
 - `resume`: an unfinished game was found at start: resume (default) or start a new one.
@@ -21,10 +23,11 @@ power cut; the game itself never is. The screens, in the order a party meets the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from console.game.board import Cell
 from console.game.rules import DEFAULT_COLOR_NAMES, Pawn
+from console.game.seating import PANEL, Seating
 
 SCREENS = (
     "idle", "resume", "setup", "handoff", "secret", "play", "reveal", "tiebreak", "game_over",
@@ -35,7 +38,6 @@ HOST_MENU = ("continue", "new_game", "brightness", "power_off")  # the host menu
 HOST_ITEMS = HOST_MENU + ("quit",)  # what a confirm screen may be asking about
 SETUP_ITEMS = ("players", "variant", "first_giver", "start")
 CENTRE = Cell(7, 14)
-PANEL = "panel"  # the round's secret holder when the giver plays on the joystick (else a phone's token digest)
 
 # Reveal timeline, in seconds after the round is scored (A skips to the next stage).
 # From 0 s the scoring frame flashes around the target and the target blinks, then:
@@ -85,32 +87,17 @@ class Ui:
     menu_return: tuple[str, float] | None = None  # the game screen (and its start) a menu returns to
     store_keeps: bool = True  # False for memory://, which keeps nothing once the console exits
     room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
-    phones: tuple[tuple[int, str], ...] = ()  # (seat, its token's digest) for each seat a phone holds
-    # Who the round's secret (the card, the target, where the giver points while choosing) was
-    # dealt to: PANEL, or the digest of the token of the phone that held the giver's seat at the
-    # deal; None for nobody (no round, or a binding lost). Bound by `play.secret` when a round
-    # is dealt and never moved to another holder in that deal: see play/secret.py.
-    secret_holder: str | None = None
-
-    @property
-    def phone_seats(self) -> tuple[int, ...]:
-        """The seats phones hold: the joystick does not act for them."""
-        return tuple(seat for seat, _ in self.phones)
+    seating: Seating = Seating()  # who holds each seat and the round's secret (game/seating.py)
 
     def with_cursor(self, cell: Cell) -> Ui:
         """This Ui with the guesser's cursor on `cell` and no refusal shown: what every cursor
-        move makes (a joystick's press, a phone's tap), equal to `replace(ui, cursor=cell,
-        refused=None)`. Made by copying the fields at once: replace is generic (it reads and
-        passes on each of the Ui's 26 fields, then checks them again in __init__), and after a
-        sleep it was 40 us of a tap's 240 in the loop."""
-        moved = object.__new__(Ui)
-        moved.__dict__.update(self.__dict__, cursor=cell, refused=None)
-        return moved
+        move makes (a joystick's press, a phone's tap)."""
+        return replace(self, cursor=cell, refused=None)
 
     def giver_on_phone(self, game) -> bool:
-        """The round was dealt to a phone: its giver chooses the target there, and the panel
-        never opens the card."""
-        return game is not None and self.secret_holder not in (None, PANEL)
+        """The round was dealt to a player away from the panel: its giver chooses the target
+        there, and the panel never opens the card."""
+        return game is not None and self.seating.secret not in (None, PANEL)
 
     def handoff_armed(self, t: float) -> bool:
         """The hand-off has had its first A and waits for the second."""

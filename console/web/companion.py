@@ -1,5 +1,5 @@
-"""The web companion as the console starts it: a hub the app loop publishes to, the phones'
-room, and the server that serves their routes (and any other feature's route list)."""
+"""The web companion as the console starts it: a hub the app loop publishes to, the phones' room,
+and the server that serves their routes (and any other feature's route list)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import time
 from typing import Any, Callable, Iterable, Sequence
 
 from console.config.schema import WebConfig
-from console.play.remote import RemoteCommand, SeatsHeld
+from console.play.ports import Request
 from console.web.hub import Hub
 from console.web.phones import PhoneRoom
 from console.web.seat_writer import SeatWriter
 from console.web.limits import LIMITS, Attempts, Limits
-from console.web.seats import SEATS_SETTING, SeatBook
+from console.web.seats import SEATS_SETTING
 from console.web.server import WebServer, build_web_app
 
 
@@ -21,16 +21,15 @@ class WebCompanion:
     """Built in the main thread before the loop runs (it reads the kept seats from the store);
     `start()` serves, `stop()` ends the server thread."""
 
-    def __init__(self, config: WebConfig, colors: Sequence[str], events: Any, store: Any, *,
+    def __init__(self, config: WebConfig, events: Any, store: Any, *,
                  clock: Callable[[], float] = time.monotonic,
                  more_routes: Iterable[Callable[[Hub], Sequence]] = (), limits: Limits = LIMITS,
-                 take_request: Callable[[RemoteCommand], None] | None = None) -> None:
+                 take_request: Callable[[Request], None] | None = None) -> None:
         self.hub = Hub()
-        book = SeatBook(len(colors), store.get_setting(SEATS_SETTING, None))
-        self.seats = SeatWriter(store)
-        self.room = PhoneRoom(self.hub, events, book, Attempts(clock), config.host_pin, clock,
-                              keep_seats=self.seats.save, limits=limits, take_request=take_request)
-        events.put(SeatsHeld(book.holders))  # the seats kept from before a restart
+        self.kept_seats = store.get_setting(SEATS_SETTING, None)  # the phones' seats from before a restart
+        self.seats = SeatWriter(store)  # `save` keeps them after each change, never on the app's thread
+        self.room = PhoneRoom(self.hub, events, Attempts(clock), config.host_pin, clock, limits=limits,
+                              take_request=take_request)
         self.asgi = build_web_app([self.room.routes(), *(routes(self.hub) for routes in more_routes)])
         self.server = WebServer(self.asgi, config.address, config.port, limits)
 

@@ -1,7 +1,9 @@
 """What a phone may send, checked before anything acts on it: one JSON object per websocket
 message, at most MAX_MESSAGE_BYTES, with exactly the fields its verb takes, and a sequence number
 `n` that grows with every message on the connection, so a message sent twice (a replay, a
-double-submitted tap) is refused instead of acting twice.
+double-submitted tap) is refused instead of acting twice. Every verb but the connection's own
+(join, host, resume) is the phone's player's intent (`intent_of`), the same a joystick's press or a
+computer player makes for the same move.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from typing import Any, NamedTuple
 from console.game.board import Cell, RuleError, parse_cell
 from console.game.record import json_value
 from console.game.rules import VARIANTS
-from console.play.remote import VERBS as GAME_AND_HOST_VERBS
+from console.play import intents
+from console.play.intents import Intent
 from console.web.server import MAX_MESSAGE_BYTES
 
 # verb -> {field: kind}; kinds: "text" (short string), "int", "int?" (or null), "cell", "delta"
@@ -30,7 +33,19 @@ FIELDS: dict[str, dict[str, str]] = {
     "brightness": {"delta": "delta"},
     "abandon": {},
 }
-assert set(GAME_AND_HOST_VERBS) <= set(FIELDS)
+CONNECTION_VERBS = ("join", "host", "resume")  # the connection's own: its room code, the host PIN, its seat's token
+# every other verb is an intent of the phone's player
+INTENTS = {
+    "take": lambda f: intents.TakeSeat(f["seat"]), "leave": lambda f: intents.LeaveSeat(),
+    "free_seat": lambda f: intents.HandOver(f["seat"]),
+    "cursor": lambda f: intents.PointAt(f["cell"]), "place": lambda f: intents.Place(f["cell"]),
+    "take_back": lambda f: intents.TakeBack(), "confirm": lambda f: intents.Confirm(),
+    "choose": lambda f: intents.ChooseTarget(f["cell"]), "clue": lambda f: intents.GiveClue(),
+    "pass": lambda f: intents.Pass(), "next": lambda f: intents.Next(),
+    "new_game": lambda f: intents.NewGame(f["players"], f["variant"], f["first_giver"]),
+    "brightness": lambda f: intents.Brightness(f["delta"]), "abandon": lambda f: intents.Abandon(),
+}
+assert set(FIELDS) == set(INTENTS) | set(CONNECTION_VERBS), "every verb is the connection's or an intent"
 MAX_TEXT = 64
 MAX_NUMBER = 2**53  # what a page's JavaScript counts exactly: no message of ours needs more
 
@@ -40,11 +55,16 @@ class MessageError(Exception):
 
 
 class Message(NamedTuple):
-    """A checked message (a tuple: made for each one a phone sends)."""
+    """A checked message."""
 
     verb: str
     n: int
     fields: dict[str, Any]
+
+    @property
+    def intent(self) -> Intent:
+        """The intent a verb of the phone's player is (not one of CONNECTION_VERBS)."""
+        return INTENTS[self.verb](self.fields)
 
 
 def message_json(text: str) -> Any:

@@ -120,7 +120,7 @@ def spectator_frame(frame: Frame, snapshot: Snapshot, t: float) -> Frame:
     someone who does not hold the round's secret, and no room code."""
     game, ui = snapshot.game, snapshot.ui
     if shows_secret(ui):
-        return render(game, replace(ui, secret_holder=None), t, frame.width, frame.height)
+        return render(game, replace(ui, seating=replace(ui.seating, secret=None)), t, frame.width, frame.height)
     if ui.room_code and ui.screen == "setup":
         return render(game, replace(ui, room_code=""), t, frame.width, frame.height)
     if ui.room_code and ui.screen == "idle" and _shows_code(frame):  # the board or the attract

@@ -8,14 +8,17 @@ What the server sends (JSON text messages, `t` says which; the page's protocol):
   {"t": "unseated", "seat": N, "why": text}            this phone lost colour N: the host handed it to
                                                        the joystick, or its token went to another phone
   {"t": "refused", "n": N, "why": text}                message N was not acted on, and why
-What a phone sends is in messages.FIELDS. The round's card and target reach only the phone whose
-token the round was dealt to (play/secret.py): a view is built for the token a connection holds
-its seat with, never for the seat alone.
+What a phone sends is in messages.FIELDS: the connection's own verbs (the room code, the host
+PIN, a seat's token brought back) are this module's; every other is its player's intent, done by
+the app (`table.act`) as the joystick's are. The round's card and target reach only the phone
+whose token the round was dealt to (game/seating.py): a view is built for the token a connection
+holds its seat with, never for the seat alone.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
 import logging
@@ -24,19 +27,20 @@ from typing import Any, Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand
+from console.game.board import RuleError
+from console.play import intents
+from console.play.intents import Player, Refusal
+from console.play.ports import Request
 from console.web.guard import SEND_NOW
-from console.web.messages import FIELDS, Message, MessageError, live_view_switch, message_json, parse_message
+from console.web.messages import Message, MessageError, live_view_switch, message_json, parse_message
 from console.web.pacing import TooFast
 from console.web.limits import device, is_local
-from console.web.seats import SeatError, is_token, token_digest
+from console.web.seats import is_token, new_token, token_digest
 from console.web.views import board_message
 
 log = logging.getLogger("hues-console")
 MAX_OUTBOX = 32  # messages waiting for a phone that does not read them: past this it is dropped
 POLICY_VIOLATION = 1008  # websocket close code: the Origin is not this server's
-SEAT_VERBS = ("resume", "join", "host", "take", "leave", "free_seat")  # the room's; the others are the app's
-assert set(FIELDS) == set(SEAT_VERBS) | set(GAME_VERBS), "PhoneConnection._handle handles each verb"
 
 
 def client_address(websocket: WebSocket) -> str:
@@ -101,7 +105,7 @@ class PhoneConnection:
 
     @property
     def host(self) -> bool:
-        return self.pin_host or (self.seat is not None and self.seat == self.room.book.host_seat)
+        return self.pin_host or (self.seat is not None and self.seat == self.room.seating().host_seat)
 
     def wake(self) -> None:
         """The phone is owed its view: by the room's next pass when its writer has nothing to
@@ -222,11 +226,11 @@ class PhoneConnection:
                     message = parse_message(raw.get("text"), self.last_n)
                     self.last_n = message.n
                     self._handle(message)
-            except (MessageError, SeatError, TooFast) as exc:
+            except (MessageError, RuleError, TooFast) as exc:
                 self.send(refusal(self._n_of(raw), exc))
             except Exception:  # a bug here must not end the phone's connection, nor reach it
                 log.exception("a phone's message could not be handled")
-                self.send(refusal(self._n_of(raw), SeatError("the box could not handle that message", "box_error")))
+                self.send(refusal(self._n_of(raw), Refusal("box_error", "the box could not handle that message")))
             self.room.send_views()  # what this message changed, to every phone now (the room's pass)
             if self.flooded:
                 await self.websocket.close(code=POLICY_VIOLATION)
@@ -246,37 +250,32 @@ class PhoneConnection:
     def _handle(self, message: Message) -> None:
         verb, fields = message.verb, message.fields
         if verb == "resume":
-            seat = self.room.book.find(fields["token"]) if is_token(fields["token"]) else None
+            seat = self.room.seating().seat_of(token_digest(fields["token"])) if is_token(fields["token"]) else None
             if seat is None:
-                raise SeatError("this phone's seat is gone: join again with the code on the panel", "seat_gone")
+                raise Refusal("seat_gone", "this phone's seat is gone: join again with the code on the panel")
             self._seated(seat, fields["token"], new=False)
             return
         if verb in ("join", "host"):
             self._check_secret(verb, fields)
             return
         if not self.admitted:
-            raise SeatError("type the room code the panel shows first", "code_first")
-        if verb in GAME_VERBS:  # nearly every message: a seated phone's request for the app
-            if self.seat is None:
-                raise SeatError("choose a colour first", "choose_colour")
-            self._command(message)
-            return
-        self._seat_change()  # the verbs left (SEAT_VERBS): take, leave and free_seat
-        if verb == "take":
+            raise Refusal("code_first", "type the room code the panel shows first")
+        intent = message.intent
+        if isinstance(intent, intents.SEAT_INTENTS):
+            self._seat_change()
+        token = None
+        if isinstance(intent, intents.TakeSeat):
             if self.seat is not None:
-                raise SeatError("this phone has a seat already (leave it first)", "has_seat")
-            game = self.room.hub.snapshot.game
-            token = self.room.book.take(fields["seat"], None if game is None or game.phase == "game_over"
-                                        else game.players)
-            self._seated(fields["seat"], token, new=True)
-            return
-        self._free(verb, fields)
+                raise Refusal("has_seat", "this phone has a seat already (leave it first)")
+            token = new_token()  # the seat's, once the app has seated this phone's player there
+        player = Player(token_digest(token) if token else self.digest, self.seat, self.host)
+        self.room.request(Request(player, intent, self._replier(message.n, intent, token)))
 
     def _check_secret(self, verb: str, fields: dict) -> None:
         """The room code (join) or the host PIN (host), each wrong guess counted."""
         wait = self.room.attempts.blocked(self.address)
         if wait > 0:
-            raise SeatError(f"too many wrong tries: wait {int(wait) + 1} s", "too_many_tries", seconds=int(wait) + 1)
+            raise Refusal("too_many_tries", f"too many wrong tries: wait {int(wait) + 1} s", seconds=int(wait) + 1)
         if verb == "join":
             code = self.room.hub.snapshot.ui.room_code
             right = bool(code) and _same(fields["code"].strip().upper(), code)
@@ -284,12 +283,13 @@ class PhoneConnection:
             right = bool(self.room.host_pin) and _same(fields["pin"], self.room.host_pin)
         if not right:
             self.room.attempts.wrong(self.address)
-            raise SeatError("that is not the code on the panel", "wrong_code") if verb == "join" else SeatError(
-                "wrong host PIN", "wrong_pin")
+            if verb == "join":
+                raise Refusal("wrong_code", "that is not the code on the panel")
+            raise Refusal("wrong_pin", "wrong host PIN")
         if verb == "join":
             if not self.admitted and self.room.admitted_phones >= self.room.limits.phones:
-                raise SeatError(f"the room is full ({self.room.limits.phones} phones are in)", "room_full",
-                                phones=self.room.limits.phones)
+                raise Refusal("room_full", f"the room is full ({self.room.limits.phones} phones are in)",
+                              phones=self.room.limits.phones)
             self.admitted = True
             self.wake()
             self.send({"t": "admitted"})
@@ -303,18 +303,15 @@ class PhoneConnection:
         that had it is told so; two phones never both get a giver's card."""
         for other in self.room.phones:
             if other is not self and other.seat == seat:
-                other._unseated(SeatError("this colour was taken up on another phone", "taken_elsewhere"))
+                other._unseated(Refusal("taken_elsewhere", "this colour was taken up on another phone"))
         self.admitted, self.seat, self.digest = True, seat, token_digest(token)
         reply: dict = {"t": "seated", "seat": seat}
         if new:
             reply["token"] = token
         self.send(reply)
-        if new:
-            self.room.seats_changed()
-        else:
-            self.wake()
+        self.wake()
 
-    def _unseated(self, why: SeatError) -> None:
+    def _unseated(self, why: Refusal) -> None:
         """This phone lost its colour, and is told why (as a refusal is: the text, its key)."""
         if self.seat is not None:
             self.send(dict(refusal(None, why), t="unseated", seat=self.seat))
@@ -330,54 +327,44 @@ class PhoneConnection:
         changes, who = self.room.seat_changes, device(self.address)
         wait = changes.wait(who)
         if wait > 0:
-            raise SeatError(f"too many seat changes: wait {int(wait) + 1} s", "slow_down")
+            raise Refusal("slow_down", f"too many seat changes: wait {int(wait) + 1} s")
         changes.take(who)
 
-    def _free(self, verb: str, fields: dict) -> None:
-        """Leave this phone's seat (the joystick plays it on), or the host's hand-over of any seat:
-        a phone's to the joystick (and that phone is told), the joystick's to the next phone."""
-        if verb == "free_seat" and not self.host:
-            raise SeatError("only the host can free another phone's seat", "host_only")
-        seat = self.seat if verb == "leave" else fields["seat"]
-        if seat is None:
-            raise SeatError("this phone has no seat to leave", "no_seat")
-        if verb == "leave":
-            self.room.book.free(seat)
-        elif not self.room.book.hand_over(seat):
-            self.room.seats_changed()  # opened for a phone: nobody loses a seat
-            return
-        for phone in self.room.phones:
-            if phone.seat == seat:
-                if phone is self and verb == "leave":
-                    phone.seat = phone.digest = None
-                    phone.wake()
-                else:
-                    phone._unseated(SeatError("the host handed this colour to the joystick", "handed_to_joystick"))
-        self.room.seats_changed()
+    def _done(self, intent: intents.Intent, token: str | None) -> None:
+        """What the connections know of the seats after a seat intent was done."""
+        if isinstance(intent, intents.TakeSeat):
+            self._seated(intent.seat, token, new=True)
+        elif isinstance(intent, intents.LeaveSeat):
+            self.seat = self.digest = None
+            self.wake()
+        elif isinstance(intent, intents.HandOver):  # a phone's colour goes to the joystick
+            for phone in self.room.phones:
+                if phone.seat == intent.seat:
+                    phone._unseated(Refusal("handed_to_joystick", "the host handed this colour to the joystick"))
 
-    def _command(self, message: Message) -> None:
-        fields = message.fields
-        options: tuple = ()
-        if message.verb == "new_game":
-            options = (fields["players"], fields["variant"], fields["first_giver"])
-        elif message.verb == "brightness":
-            options = (fields["delta"],)
-        command = RemoteCommand(
-            seat=self.seat, verb=message.verb, cell=fields.get("cell"), options=options,
-            host=self.host if message.verb in HOST_VERBS else False, reply=self._replier(message.n),
-            digest=self.digest)
-        self.room.request(command)
-
-    def _replier(self, n: int) -> Callable[[Exception | None], None]:
-        """Called under the app's lock (in its thread or this one): a refusal goes back to this
-        phone through its loop."""
+    def _replier(self, n: int, intent: intents.Intent, token: str | None) -> Callable[[Exception | None], None]:
+        """Called under the app's lock, in its thread or in this one (a request done as it comes):
+        the refusal, or what a seat intent changed, reaches this phone through its own loop, and
+        before the state the request published wakes the phones."""
 
         def reply(why: Exception | None) -> None:
-            if why is None:
+            if why is None and not isinstance(intent, intents.SEAT_INTENTS):
+                return
+            answer = functools.partial(self.send, refusal(n, why)) if why is not None else functools.partial(
+                self._done, intent, token)
+            if _running_loop() is self.loop:
+                answer()
                 return
             try:
-                self.loop.call_soon_threadsafe(self.send, refusal(n, why))
+                self.loop.call_soon_threadsafe(answer)
             except RuntimeError:  # the server has stopped
                 pass
 
         return reply
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

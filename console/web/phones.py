@@ -4,9 +4,9 @@ what they share: the views, built once per change for all who see the same.
 
 A connection is admitted by the room code the panel shows (rate-limited per address), takes a
 free seat, and from then on is that seat; after a reload or a console restart the token the phone
-kept brings the seat back without the code. Game requests go on the app's event queue as
-`RemoteCommand`s, so the same controller, engine and store apply them as the joystick's presses;
-a refusal (the engine's message) comes back to the phone that asked.
+kept brings the seat back without the code. Its player's intents are `Request`s to the app, done
+by the same handler, engine and store as the joystick's; a refusal (the handler's or the engine's
+message) comes back to the phone that asked.
 """
 
 from __future__ import annotations
@@ -22,12 +22,13 @@ from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from console.play.remote import RemoteCommand, SeatsHeld
+from console.game.rules import MAX_PLAYERS
+from console.game.seating import Seating
+from console.play import ports
 from console.web.hub import Hub
 from console.web.pacing import DevicePacers
 from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool
 from console.web.phone_connection import POLICY_VIOLATION, PhoneConnection, client_address
-from console.web.seats import SeatBook
 from console.web.server import origin_allowed
 from console.web.views import ViewTexts
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
@@ -53,16 +54,13 @@ def languages_json() -> bytes:
 class PhoneRoom:
     """Every phone connection of the console, their seats and the app's queue they talk to."""
 
-    def __init__(self, hub: Hub, events: Any, book: SeatBook, attempts: Attempts, host_pin: str = "",
-                 clock: Callable[[], float] = time.monotonic, *,
-                 keep_seats: Callable[[list], None] | None = None, limits: Limits = LIMITS,
-                 take_request: Callable[[RemoteCommand], None] | None = None) -> None:
-        self.hub, self.events, self.book, self.attempts, self.host_pin = hub, events, book, attempts, host_pin
+    def __init__(self, hub: Hub, events: Any, attempts: Attempts, host_pin: str = "",
+                 clock: Callable[[], float] = time.monotonic, *, limits: Limits = LIMITS,
+                 take_request: Callable[[ports.Request], None] | None = None) -> None:
+        self.hub, self.events, self.attempts, self.host_pin = hub, events, attempts, host_pin
         # The app's `take_request` (a request done in this thread as it comes); without an app,
         # the queue's put
         self.take_request = take_request or events.put
-        # `SeatWriter.save` (never the app's thread: see seat_writer); None: seats are not kept
-        self.keep_seats = keep_seats or (lambda saved: None)
         self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
@@ -76,7 +74,7 @@ class PhoneRoom:
         self.limits = limits
         self.waiting = Pool(limits.waiting, limits.phones_per_device, limits.local)  # not admitted yet
         # every phone connection: the waiting, the admitted and the seats' own tokens coming back
-        self._door = Pool(limits.waiting + limits.phones + book.seats, limits.phones_per_device, limits.local)
+        self._door = Pool(limits.waiting + limits.phones + MAX_PLAYERS, limits.phones_per_device, limits.local)
         self._sweeper: asyncio.Task | None = None
         self.seat_changes = Budgets(*SEAT_CHANGES, clock)  # per device
         self.pacers = DevicePacers(clock, local=limits.local)
@@ -138,22 +136,27 @@ class PhoneRoom:
             await asyncio.sleep(SWEEP_S)
             self.sweep()
 
+    def seating(self) -> Seating:
+        """Who holds each seat, as the app last published it."""
+        return self.hub.snapshot.ui.seating
+
     def view_text(self, seat: int | None, host: bool, digest: str | None) -> str:
         """The view of the hub's latest snapshot as sent to the phone in `seat` holding it with the
         token of `digest`: built once per snapshot for every phone that sees the same (a tap
         reaches 32 phones with a dozen views built, not 32). Whether the phone holds the round's
         secret is part of what it sees: no view built for the holder goes to anyone else."""
-        snap, book = self.hub.snapshot, self.book
+        snap = self.hub.snapshot
+        seating = snap.ui.seating
         built_from, views = self._views
         if built_from is not snap:
             views = ViewTexts(snap.game, snap.ui, before=views)
             self._views = (snap, views)
-        if book.digest_of(seat) != digest:  # a token that no longer holds this seat holds nothing
+        if seat is None or seating.holder(seat) != digest:  # a token that no longer holds this seat holds nothing
             digest = None
         playing = None if snap.game is None or snap.game.phase == "game_over" else snap.game.players
-        taken, open_seats, host_seat = book.seating(playing)
-        return views.text(seat, digest=digest, host=host, taken=taken, open_seats=open_seats,
-                          host_pin=bool(self.host_pin), host_seat=host_seat)
+        return views.text(seat, digest=digest, host=host, taken=seating.taken,
+                          open_seats=seating.open_seats(len(snap.ui.colors), playing),
+                          host_pin=bool(self.host_pin), host_seat=seating.host_seat)
 
     def owe_view(self, phone: PhoneConnection) -> None:
         """`phone` is sent its view in the next pass: the reader whose request changed the state
@@ -163,7 +166,7 @@ class PhoneRoom:
             self._pass_due = True
             phone.loop.call_soon(self.send_views)
 
-    def request(self, command: RemoteCommand) -> None:
+    def request(self, command: ports.Request) -> None:
         """A phone's game request: done here and published (`take_request`). The phones' views
         go out in the pass that follows (`pass_follows`), and only then is the loop's thread
         woken to draw the panel: woken sooner, it would take the interpreter at the first system
@@ -187,14 +190,6 @@ class PhoneRoom:
         if self._loop_owed:
             self._loop_owed = False
             self.events.wake()
-
-    def seats_changed(self) -> None:
-        """Keep the seats in the store, tell the app which seats phones hold, and show every
-        phone who sits where."""
-        self.keep_seats(self.book.saved())
-        self.events.put(SeatsHeld(self.book.holders))
-        for phone in self.phones:
-            phone.wake()
 
 
 def take_place(pool: Pool, websocket: WebSocket) -> bool:

@@ -4,7 +4,7 @@ Everything a message carries is built here from an explicit list of public field
 dumping the state and deleting the secrets. The deck (its order, the discards, the seed that
 shuffles it, which would give every future card) and what the giver is pointing at while
 choosing (`ui.card_choice`, and `ui.cursor` on the secret screen) reach no phone; the card and
-the target reach only the round's secret holder (play/secret.py): the connection whose seat
+the target reach only the round's secret holder (game/seating.py): the connection whose seat
 token the round was dealt to, whatever seat or screen it is on, never whoever sits in the
 giver's seat now. The target reaches the others once the panel reveals it: the round is scored
 and its last pawn no longer pending (until then a take_back can unscore it). There is no
@@ -69,7 +69,7 @@ class ViewTexts:
         self.game, self.ui = game, ui
         # what the game's text and the private parts are made of besides `game` itself (by
         # identity: a state not changed is the same object) and the cursor
-        self._game_key = (ui.pending, ui.secret_holder)
+        self._game_key = (ui.pending, ui.seating.secret)
         cursor = _public_cursor(game, ui)
         # the cursor's value as joined into each view: a cell's name is json.dumps's own text
         self._cursor = "" if game is None else "null" if cursor is None else f'"{cursor}"'
@@ -162,7 +162,7 @@ def revealed_target(game: GameState, ui: Ui) -> Cell | None:
 
 def holds_secret(ui: Ui, digest: str | None) -> bool:
     """Whether the phone holding its seat with the token of `digest` is the round's secret holder."""
-    return digest is not None and digest == ui.secret_holder
+    return ui.seating.holds_secret(digest)
 
 
 def _public_cursor(game: GameState | None, ui: Ui) -> str | None:

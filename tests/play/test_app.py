@@ -5,6 +5,7 @@ only when they change."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -14,7 +15,9 @@ from console.play.ports import Shutdown
 from console.config.loader import load_config
 from console.game.record import action_to_json
 from console.game.rules import ChooseTarget, Clue, NewGame
-from console.play.remote import Chore, RemoteCommand
+from console.play import intents
+from console.play.intents import Player
+from console.play.ports import Chore, Request
 from console.store.games import GameStore
 from console.commands.wiring import build_output, gpio_input
 from hal.inputs.events import PRESS, EventQueue, InputEvent
@@ -228,6 +231,13 @@ def _guessing_app(config, factory, clock):
     return app
 
 
+def seated(app: ConsoleApp, seat: int) -> Player:
+    """A phone's player holding `seat` (as if it had taken it before the game)."""
+    holder = f"phone {seat}"
+    if app.ui.seating.holder(seat) != holder:
+        app.ui = replace(app.ui, seating=app.ui.seating.take(seat, holder, len(app.ui.colors), None))
+    return Player(holder, seat)
+
 
 def test_a_request_done_off_the_loop_is_done_at_a_time_no_earlier_than_the_loops_last_tick(config, factory):
     """`take_request` runs in the web server's thread, on the loop's clock read there, after any
@@ -237,11 +247,11 @@ def test_a_request_done_off_the_loop_is_done_at_a_time_no_earlier_than_the_loops
     app = _guessing_app(config, factory, clock)
     app.tick(20.0)  # the loop's last tick is later than the clock the request reads
     replies, seen = [], []
-    app.take_request(RemoteCommand(seat=1, verb="cursor", cell=c("C3"), reply=replies.append))
+    app.take_request(Request(seated(app, 1), intents.PointAt(c("C3")), replies.append))
     assert app.ui.cursor == c("C3") and replies == [None]
     clock.now = 30.0
     app.events.put(Chore(lambda store: seen.append(app.ui.cursor)))  # waiting: done before the request
-    app.take_request(RemoteCommand(seat=1, verb="place", cell=c("D4"), reply=replies.append))
+    app.take_request(Request(seated(app, 1), intents.Place(c("D4")), replies.append))
     assert seen == [c("C3")] and app.ui.pending.cell == c("D4") and replies == [None, None]
     assert app.tick(25.0) >= 30.0  # its time read before the request: it runs at the request's
 
@@ -253,7 +263,7 @@ def test_a_request_after_the_console_closed_is_not_done(config, factory):
     app = _guessing_app(config, factory, clock)
     app.close()
     replies = []
-    app.take_request(RemoteCommand(seat=1, verb="place", cell=c("C3"), reply=replies.append))
+    app.take_request(Request(seated(app, 1), intents.Place(c("C3")), replies.append))
     assert app.game.pawns == () and app.ui.pending is None and replies == []
 
 
@@ -263,7 +273,7 @@ def test_a_request_before_the_start_waits_on_the_queue(config, factory):
     clock = FakeClock(10.0)
     app, _ = make_app(config, factory, clock, GameStore("memory://"))
     app.clock = clock
-    early = RemoteCommand(seat=0, verb="new_game", options=(3, "free", None), host=True)
+    early = Request(Player("phone 0", 0, host=True), intents.NewGame(3, "free", None))
     app.take_request(early)
     assert app.events.drain() == [early] and app.game is None
 
@@ -273,7 +283,7 @@ def test_a_request_while_the_journal_fails_waits_on_the_queue(config, factory):
     clock = FakeClock(10.0)
     app = _guessing_app(config, factory, clock)
     app.store.journal_ok = False
-    later = RemoteCommand(seat=1, verb="cursor", cell=c("C3"))
+    later = Request(seated(app, 1), intents.PointAt(c("C3")))
     app.take_request(later)
     assert app.events.drain() == [later] and app.ui.cursor != c("C3")
 
@@ -287,7 +297,7 @@ def test_a_bug_met_in_an_input_before_a_request_is_raised_by_the_loop(config, fa
 
     app.events.put(Chore(broken))
     with pytest.raises(ZeroDivisionError):
-        app.take_request(RemoteCommand(seat=1, verb="cursor", cell=c("C3")))
+        app.take_request(Request(seated(app, 1), intents.PointAt(c("C3"))))
     with pytest.raises(ZeroDivisionError):  # as if its own tick had met it: the console stops
         app.tick(clock.now)
 
@@ -305,6 +315,6 @@ def test_a_hold_begun_before_a_request_is_counted_at_the_next_tick(config, facto
         app.tick(t)
     clock.now = 11.1
     app.events.put(InputEvent("start", PRESS, 11.1))
-    app.take_request(RemoteCommand(seat=9, verb="cursor", cell=c("C3")))
+    app.take_request(Request(Player("phone 9", 9), intents.PointAt(c("C3"))))
     app.tick(11.2)
     assert app.ui.hold_progress > 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,8 +11,7 @@ from console.play import controller
 from console.game import rules
 from console.view.hints import describe
 from console.view.render import render
-from console.game.board import Cell
-from console.view.ui import SCREENS, Ui
+from console.view.ui import Ui
 
 # Weighted like real play: mostly moving and confirming, sometimes backing out or starting over.
 BUTTONS = ["up", "down", "left", "right"] * 3 + ["a"] * 6 + ["b", "start", "hold start", "quit"]
@@ -55,19 +53,3 @@ def test_any_button_sequence_keeps_the_console_consistent(presses, gaps, seed):
         frame = render(game, ui, t)
         assert frame.width == 32 and frame.height == 16
         assert describe(game, ui)
-
-
-CELLS = st.builds(Cell, st.integers(0, 15), st.integers(0, 29))
-
-
-@given(ui=st.builds(Ui, screen=st.sampled_from(SCREENS), since=st.floats(0, 1e6), cursor=CELLS,
-                    refused=st.none() | CELLS, pending=st.none() | st.builds(rules.Pawn, st.integers(0, 9), CELLS),
-                    phones=st.lists(st.tuples(st.integers(0, 9), st.text(max_size=8)), max_size=3).map(tuple),
-                    secret_holder=st.none() | st.text(max_size=8), room_code=st.text(max_size=4)),
-       cell=CELLS)
-def test_a_cursor_move_makes_the_ui_replace_makes(ui, cell):
-    """`Ui.with_cursor` copies the fields at once (a tap's hot path): the same Ui as replace's."""
-    moved = ui.with_cursor(cell)
-    expected = replace(ui, cursor=cell, refused=None)
-    assert type(moved) is Ui and moved == expected and vars(moved) == vars(expected)
-    assert hash(moved) == hash(expected)

@@ -17,7 +17,8 @@ from console.view import font
 from console.view.hints import describe
 from console.view.render import render
 from console.view.screens import WHITE
-from console.view.ui import HANDOFF_ARM_S, PANEL, Ui
+from console.game.seating import PANEL, Seating
+from console.view.ui import HANDOFF_ARM_S, Ui
 from hal.frame import Frame
 from tests.scripting import card_path
 
@@ -57,7 +58,7 @@ def test_the_handoff_says_look_away_beside_the_givers_colour():
 
 def test_with_a_phone_giver_the_handoff_says_the_phone_and_nobody_looks_away():
     state = game(giver=2)
-    ui = Ui(screen="handoff", phones=((2, "d" * 64),), secret_holder="d" * 64)  # the round dealt to its phone
+    ui = Ui(screen="handoff", seating=Seating(holders=((2, "d" * 64),), secret="d" * 64))  # the round dealt to its phone
     for t in (0.1, 0.6, 1.1, 1.6):  # the dots run; no LOOK AWAY, no blinking A, at any instant
         frame = render(state, replace(ui, armed_at=t - 0.1), t)
         white = lit(frame, WHITE)
@@ -73,7 +74,7 @@ def test_with_a_phone_giver_the_handoff_says_the_phone_and_nobody_looks_away():
 
 def test_one_press_of_a_does_not_open_the_secret_two_do():
     state = game()
-    ui = Ui(screen="handoff", since=0.0, secret_holder=PANEL)  # a round dealt to the joystick giver
+    ui = Ui(screen="handoff", since=0.0, seating=Seating(secret=PANEL))  # a round dealt to the joystick giver
     _, once = press(state, ui, "a", 1.0)
     assert once.screen == "handoff"
     frames = [render(state, once, 1.0 + i / 10) for i in range(10)]
@@ -86,7 +87,7 @@ def test_one_press_of_a_does_not_open_the_secret_two_do():
 @pytest.mark.parametrize("between", ["b", "up", "start", "late"])
 def test_a_stray_press_between_or_a_late_second_a_keeps_the_secret_closed(between):
     state = game()
-    _, ui = press(state, Ui(screen="handoff", secret_holder=PANEL), "a", 1.0)
+    _, ui = press(state, Ui(screen="handoff", seating=Seating(secret=PANEL)), "a", 1.0)
     if between == "late":
         _, ui = press(state, ui, "a", 1.0 + HANDOFF_ARM_S + 0.1)
     else:
@@ -121,7 +122,7 @@ def test_the_joystick_moves_to_the_card_cell_in_the_pressed_direction(card):
 
 def test_the_secret_frame_follows_the_joystick():
     state = game()
-    ui = Ui(screen="secret", secret_holder=PANEL)
+    ui = Ui(screen="secret", seating=Seating(secret=PANEL))
     cells = state.card_cells
     for button in MOVES:
         _, moved = press(state, ui, button, 1.0)

@@ -24,7 +24,7 @@ from console.game.board import ALL_CELLS, distance
 from console.game.record import action_to_json
 from console.game.rules import Next, NewGame
 from console.play import controller
-from console.play.remote import Chore
+from console.play.ports import Chore
 from console.store.games import GameStore
 from console.view.ui import HOST_MENU, REVEAL_SCORES_S
 from console.web.hub import Hub
@@ -339,7 +339,7 @@ def test_a_phone_givers_seat_given_to_the_joystick_never_shows_the_phones_secret
     phone_card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
     phone_round_to(table, giver, yellow, host, phase)
     host.send("free_seat", seat=0)
-    table.wait_until(lambda: 0 not in table.app.ui.phone_seats)
+    table.wait_until(lambda: 0 not in table.app.ui.seating.taken)
     press_later(table, "a")
     table.press("a")
     table.settle()

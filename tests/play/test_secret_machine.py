@@ -32,8 +32,9 @@ from console.game import rules
 from console.game.board import ALL_CELLS
 from console.game.record import action_to_json
 from console.play import controller
-from console.play.remote import Chore
-from console.view.ui import HOST_MENU, MENU_SCREENS, PANEL, REVEAL_SCORES_S, SCREENS
+from console.play.ports import Chore
+from console.game.seating import PANEL
+from console.view.ui import HOST_MENU, MENU_SCREENS, REVEAL_SCORES_S, SCREENS
 from hal.inputs.events import PRESS, QUIT, RELEASE, InputEvent
 from tests.secret_worlds import Device, Phone, World, last_reveal, normalised, press as _press
 
@@ -107,7 +108,7 @@ class TwoConsoles(RuleBasedStateMachine):
             REACHED.add(("menu over", ui.menu_return[0]))
         if game is not None and not rules.is_terminal(game):
             REACHED.add(("phase", game.phase))
-            REACHED.add(("holder", "panel" if ui.secret_holder == PANEL else "phone" if ui.secret_holder else None))
+            REACHED.add(("holder", "panel" if ui.seating.secret == PANEL else "phone" if ui.seating.secret else None))
             if game.tiebreak:
                 REACHED.add(("tie-break", game.phase))
         elif game is not None:
@@ -142,7 +143,7 @@ class TwoConsoles(RuleBasedStateMachine):
     def _reckon(self) -> None:
         """Whose the round's secret is, by the rules: the giver seat's occupant at each deal, and
         at a change of occupant before the target is chosen; nobody else's."""
-        taken = self.worlds[0].web.room.book.taken
+        taken = self.worlds[0].app.ui.seating.taken
         self.seats = {token: seat for token, seat in self.seats.items() if seat in taken}
         game = self.worlds[0].public()["game"]
         if game is None:
@@ -260,7 +261,7 @@ class TwoConsoles(RuleBasedStateMachine):
         if game is None or host is None or not self.devices[d].conns:
             return
         giver = game["giver"]
-        if giver in self.worlds[0].web.room.book.taken:
+        if giver in self.worlds[0].app.ui.seating.taken:
             self._send(host, "free_seat", seat=giver)
         host = self._host()
         if host is not None:
@@ -357,7 +358,7 @@ class TwoConsoles(RuleBasedStateMachine):
         if game.phase == "choose_target":
             return self._the_holder_chooses(r)
         seat = rules.current_player(game)
-        if seat in ui.phone_seats:
+        if seat in ui.seating.taken:
             d = self._at(seat)
             if d is None:
                 return self._reconnect(seat)
@@ -567,25 +568,26 @@ def the_views_follow_the_seat(monkeypatch) -> None:
     from console.web.views import seat_view
 
     def view_text(self, seat, host, digest) -> str:
-        snap, book = self.hub.snapshot, self.book
+        snap = self.hub.snapshot
         game = snap.game
-        digest = snap.ui.secret_holder if game is not None and seat == game.giver else None
+        digest = snap.ui.seating.secret if game is not None and seat == game.giver else None
         return json.dumps(seat_view(game, snap.ui, seat, digest=digest, host=host,
-                                    taken=book.taken, open_seats=(), host_pin=False))
+                                    taken=snap.ui.seating.taken, open_seats=(), host_pin=False))
 
     monkeypatch.setattr(phones.PhoneRoom, "view_text", view_text)
 
 
 def the_binding_follows_the_seat(monkeypatch) -> None:
     """A seat that changes hands takes the round's secret along, whatever the phase."""
-    from console.play import secret
+    from console.game.seating import dealt, occupant
+    from console.play import table
 
     def rebound(game, ui, t):
-        if game is None or rules.is_terminal(game) or ui.secret_holder == secret.occupant(game, ui):
+        if game is None or rules.is_terminal(game) or ui.seating.secret == occupant(game, ui.seating):
             return None
-        return game, secret.dealt(game, ui), ()
+        return game, replace(ui, seating=dealt(game, ui.seating)), ()
 
-    monkeypatch.setattr(secret, "rebound", rebound)
+    monkeypatch.setattr(table, "rebound", rebound)
 
 
 def the_panel_stream_shows_the_secret_screen(monkeypatch) -> None:

@@ -37,7 +37,8 @@ from console.view.palette import board_colors
 from console.view.render import AMBER, PAWN_LIT, PAWN_S, next_change, render, render_timed
 from console.view.timeline import attract_frame, attract_timed, replay_timeline
 from console.view.screens import CHEER_S
-from console.view.ui import PANEL, REVEAL_POINTS_S, Cursor, SetupChoices, Ui
+from console.game.seating import PANEL, Seating
+from console.view.ui import REVEAL_POINTS_S, Cursor, SetupChoices, Ui
 from hal.drivers.sim_headless import HeadlessDriver
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions
@@ -169,7 +170,7 @@ SCREENS = {
     "store offline": lambda: (busy_game()[0], Ui(screen="play", store_online=False)),
     "idle board, disk full": lambda: (None, Ui(screen="idle", room_code="K7QX", disk_full=True)),
     "secret choice, a card": lambda: (rules.apply(None, NewGame(players=5, seed=11, first_giver=0, variant="cards")),
-                                      Ui(screen="secret", card_choice=1, secret_holder=PANEL)),
+                                      Ui(screen="secret", card_choice=1, seating=Seating(secret=PANEL))),
     "game over": lambda: (replace(four_players_in_the_reveal(), phase="game_over", winners=(1,)),
                           Ui(screen="game_over", since=1000.0)),
     "tie-break": lambda: (replace(four_players_in_the_reveal(), tied=(1, 2)), Ui(screen="tiebreak", since=1000.0)),

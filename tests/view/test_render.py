@@ -14,7 +14,8 @@ from console.view.palette import PAWN_COLORS, board_colors
 from console.view.hints import describe
 from console.view.render import CanvasError, render
 from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place, SkipClue
-from console.view.ui import PANEL, REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SCREENS, SetupChoices, Ui
+from console.game.seating import PANEL, Seating
+from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SCREENS, SetupChoices, Ui
 from tests.gameplay import c, play_round
 
 BOARD = board_colors()
@@ -78,7 +79,7 @@ def test_the_status_columns_show_the_current_players_colour():
 
 def test_each_phase_has_its_own_status_glyph():
     def glyph(state: GameState, screen: str) -> list:
-        frame = render(state, Ui(screen=screen, secret_holder=PANEL), 0.0)
+        frame = render(state, Ui(screen=screen, seating=Seating(secret=PANEL)), 0.0)
         return [frame.get(x, y) for x in (30, 31) for y in range(5, 10)]
 
     state = new(3, "free")
@@ -116,7 +117,7 @@ def test_the_shutdown_hold_fills_a_bar():
 def test_the_secret_screen_dims_everything_but_the_card():
     state = new()
     card, chosen = state.card_cells, state.card_cells[2]
-    frames = [render(state, Ui(screen="secret", card_choice=2, secret_holder=PANEL), t) for t in SECOND]
+    frames = [render(state, Ui(screen="secret", card_choice=2, seating=Seating(secret=PANEL)), t) for t in SECOND]
     for cell in ALL_CELLS:
         if cell not in card:
             assert all(v <= full // 4 + 1 for f in frames for v, full in zip(at(f, cell), cell_rgb(cell))), cell
@@ -129,7 +130,7 @@ def test_the_secret_screen_dims_everything_but_the_card():
 
 def test_the_free_variant_secret_screen_is_the_board_with_the_cursor():
     state = new(4, "free")
-    frames = [render(state, Ui(screen="secret", cursor=c("E7"), secret_holder=PANEL), t) for t in SECOND]
+    frames = [render(state, Ui(screen="secret", cursor=c("E7"), seating=Seating(secret=PANEL)), t) for t in SECOND]
     assert all(at(f, x) == cell_rgb(x) for f in frames for x in ALL_CELLS if x != c("E7"))
     assert PAWN_COLORS["red"] in {at(f, c("E7")) for f in frames}
 
@@ -213,7 +214,7 @@ def _every_screen() -> list[tuple[GameState | None, Ui]]:
         (new(), Ui(screen="resume", choice=1)),
         (None, Ui(screen="setup", setup=SetupChoices(item=2, first_giver=3))),
         (new(), Ui(screen="handoff")),
-        (new(), Ui(screen="secret", secret_holder=PANEL)),
+        (new(), Ui(screen="secret", seating=Seating(secret=PANEL))),
         (guessing({1: c("C3")}), Ui(screen="play")),
         (scored, Ui(screen="reveal")),
         (tied, Ui(screen="tiebreak")),

@@ -342,7 +342,7 @@ def test_every_seat_shows_its_colours_name_as_well_as_its_colour(room, browser):
         seats = page.locator("#seat-list .seat")
         names = [seats.nth(i).inner_text().split("\n") for i in range(seats.count())]
         assert [n[0] for n in names] == list(table.app.colors)
-        taken = table.web.room.book.taken
+        taken = table.app.ui.seating.taken
         assert [len(n) > 1 and n[1] == "taken" for n in names] == [s in taken for s in range(len(names))]
         screens_seen("seats", [page], ("guest",))
     finally:

@@ -17,7 +17,6 @@ from console.web.panel import SIM_RATE_PER_S, PanelStream
 from console.web.phones import PhoneRoom
 from console.web.replay import MAX_FRAMES_PER_S, ReplayRoom
 from console.web.limits import Attempts
-from console.web.seats import SeatBook
 from console.store.games import GameStore
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions
@@ -66,7 +65,7 @@ def routes(clock: FakeClock, pause) -> dict:
     panel = PanelStream(Hub(), stage, EventQueue(), clock)
     replay = ReplayRoom(stage, GameStore("memory://"), clock)
     replay._timelines["g1"] = Timeline(())
-    room = PhoneRoom(Hub(), EventQueue(), SeatBook(10), Attempts(clock), clock=clock)
+    room = PhoneRoom(Hub(), EventQueue(), Attempts(clock), clock=clock)
     for owner in (panel, replay, room):
         owner.pause = pause
     return {"/panel/ws": (panel.spectator, RATE_PER_S, "this panel is read-only"),

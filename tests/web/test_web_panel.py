@@ -12,7 +12,7 @@ from websockets.sync.client import connect
 
 from console.game.board import Cell
 from console.game.record import action_to_json
-from console.play.remote import Chore
+from console.play.ports import Chore
 from console.view.timeline import replay_timeline
 from console.web.replay import timeline_json
 from console.view.ui import CENTRE, SetupChoices

@@ -18,7 +18,6 @@ from console.web.hub import Hub
 from console.web.limits import Attempts
 from console.web.phone_connection import PhoneConnection
 from console.web.phones import PhoneRoom
-from console.web.seats import SeatBook
 from hal.inputs.events import EventQueue
 from tests.fakes import FakeClock
 from tests.phones import in_own_loop
@@ -71,7 +70,7 @@ async def connected_room(yields=(0,) * PHONES) -> tuple[Hub, PhoneRoom, list[Pho
                                                              list[asyncio.Task]]:
     hub = Hub()
     hub.publish_state(None, state(0), 0.0)
-    room = PhoneRoom(hub, EventQueue(), SeatBook(10), Attempts(FakeClock()))
+    room = PhoneRoom(hub, EventQueue(), Attempts(FakeClock()))
     wires = [Wire(y) for y in yields]
     phones = [PhoneConnection(room, wire) for wire in wires]
     for phone in phones:
@@ -275,7 +274,7 @@ def test_a_request_wakes_the_loop_once_and_only_after_every_phone_has_its_view()
     async def play() -> list[list[list[int]]]:
         hub, room, phones, wires, tasks = await connected_room()
         room.events = log = WakeLog(wires)
-        room.take_request = lambda command: hub.publish_state(None, state(command.cell.col + 1), 0.0)  # as the app's
+        room.take_request = lambda request: hub.publish_state(None, state(request.intent.cell.col + 1), 0.0)  # as the app's
         phones[0].seat = 0
         # two taps, then the second one's number again: refused, the app is not asked
         for n, cell in ((1, "A2"), (2, "A3"), (2, "A4")):

@@ -220,7 +220,7 @@ def test_a_giver_with_a_phone_never_gets_the_card_on_the_panel(table):
     phones[1].send("free_seat", seat=0)
     assert phones[1].refusal() == "only the host can free another phone's seat"
     phones[0].send("leave")  # the giver's phone is gone (or the host freed the seat)
-    table.wait_until(lambda: 0 not in table.app.ui.phone_seats)
+    table.wait_until(lambda: 0 not in table.app.ui.seating.taken)
     table.press("a", 2)
     table.wait_until(lambda: table.app.ui.screen == "secret")  # the joystick is the way now
 

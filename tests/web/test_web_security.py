@@ -20,7 +20,10 @@ from console.web.messages import FIELDS, MessageError, parse_message
 from console.web.phone_connection import PhoneConnection
 from console.web.phones import PhoneRoom
 from console.web.limits import Attempts, device, network
-from console.web.seats import CODE_LETTERS, SeatBook, new_room_code
+from console.game.seating import Seating
+from console.play import intents
+from console.play.ports import Request
+from console.web.seats import CODE_LETTERS, new_room_code
 from console.web.server import MAX_MESSAGE_BYTES, host_allowed, origin_allowed
 from hal.inputs.events import EventQueue
 from tests.fakes import FakeClock
@@ -130,8 +133,8 @@ def test_a_replayed_message_is_refused_and_acts_once(table):
     assert phone.refusal() == "take: message 2 was already received (replayed or sent twice)"
     phone.send_raw(text)
     assert phone.refusal().startswith("join: message 1 was already received")
-    assert table.web.room.book.taken.count(8) == 1
-    table.web.room.book.free(8)
+    assert table.app.ui.seating.taken.count(8) == 1
+    table.app.events.put(Request(intents.joystick(), intents.HandOver(8)))  # free for the next test
 
 
 def test_guessing_the_room_code_is_rate_limited_per_address(table):
@@ -224,9 +227,8 @@ def test_room_codes_use_only_letters_nobody_confuses():
 
 
 def test_a_damaged_seat_list_in_the_store_is_ignored_entry_by_entry():
-    book = SeatBook(10, [[1, "ab"], "junk", [99, "cd"], [1, "dup"], [True, "x"], None])
-    assert book.taken == (1,)
-    assert SeatBook(10, {"not": "a list"}).taken == ()
+    assert Seating.kept([[1, "ab"], "junk", [99, "cd"], [1, "dup"], [True, "x"], None], 10).taken == (1,)
+    assert Seating.kept({"not": "a list"}, 10).taken == ()
 
 
 json_values = st.recursive(
@@ -281,7 +283,7 @@ class StuckPhone:
 
 
 def test_a_phone_that_floods_without_reading_is_dropped():
-    room = PhoneRoom(Hub(), EventQueue(), SeatBook(10), Attempts(FakeClock()))
+    room = PhoneRoom(Hub(), EventQueue(), Attempts(FakeClock()))
     stuck = StuckPhone(["junk"] * 1000)
 
     async def connect_it():
@@ -301,7 +303,7 @@ class GonePhone(StuckPhone):
 
 
 def test_a_flooding_phone_gone_before_it_is_dropped_ends_quietly():
-    room = PhoneRoom(Hub(), EventQueue(), SeatBook(10), Attempts(FakeClock()))
+    room = PhoneRoom(Hub(), EventQueue(), Attempts(FakeClock()))
 
     async def connect_it():
         await PhoneConnection(room, GonePhone(["junk"] * 1000)).run()  # returns: no traceback in the log
@@ -364,7 +366,7 @@ def replay_url(table) -> str:
     """The replay websocket of a game stored just now (the table left idle)."""
     from console.game.record import action_to_json
     from console.game.rules import NewGame
-    from console.play.remote import Chore
+    from console.play.ports import Chore
 
     ids = []
     table.app.events.put(Chore(lambda store: ids.append(store.start_game(action_to_json(NewGame(players=3))))))

@@ -12,7 +12,6 @@ under the giver's finger. Equal views mean nothing secret went into them; the ho
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
 from dataclasses import replace
@@ -22,13 +21,14 @@ from hypothesis import event, given, settings, strategies as st
 from console.game import rules
 from console.game.board import ALL_CELLS, Cell, RuleError
 from console.game.rules import GameState
-from console.play import controller, secret
-from console.play.remote import RemoteCommand, handle_remote
+from console.game.seating import PANEL, Seating, dealt
+from console.play import controller, table
+from console.play.intents import Player
 from console.view.render import render, shows_secret
-from console.view.ui import PANEL, Ui
+from console.view.ui import Ui
 from console.web.hub import Hub
+from console.web.messages import Message
 from console.web.panel import PanelStream
-from console.web.seats import SeatBook, SeatError
 from console.web.views import ViewTexts, board_message, public_view, seat_view
 from hal.inputs.events import BUTTONS
 from hal.layout import Layout, LayoutOptions
@@ -94,43 +94,50 @@ def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
     other_game, other_ui = twin(game, ui)
     mine, theirs = messages(game, ui), messages(other_game, other_ui, twinned=True)
     for who in mine:
-        if who != ui.secret_holder:
+        if who != ui.seating.secret:
             assert mine[who] == theirs[who], f"{who} sees a secret in {game.phase} on {ui.screen}"
     if not shows_secret(ui):  # the panel's own round's secret screen is the only one with the card
         assert render(game, ui, t) == render(other_game, other_ui, t), f"the panel shows a secret on {ui.screen}"
     assert spectator_frame(game, ui, t) == spectator_frame(other_game, other_ui, t), \
         f"/panel shows a secret on {ui.screen}"  # even the joystick giver's card: a phone could peek
     if game.phase == "choose_target" and game.variant == "cards":  # the holder does see the card: the check bites
-        if ui.secret_holder in mine:
-            assert mine[ui.secret_holder] != theirs[ui.secret_holder]
+        if ui.seating.secret in mine:
+            assert mine[ui.seating.secret] != theirs[ui.seating.secret]
         elif ui.screen == "secret":
             assert render(game, ui, t) != render(other_game, other_ui, t)
     if game.phase == "round_over" and ui.pending is not None:  # scored, not yet revealed: the
         other_game = replace(other_game, scores=tuple(s + 1 for s in game.scores),  # points would tell
                              last_round_points=tuple(p + 1 for p in game.last_round_points))
         mine, theirs = messages(game, ui), messages(other_game, other_ui, twinned=True)
-        assert all(mine[who] == theirs[who] for who in mine if who != ui.secret_holder)
+        assert all(mine[who] == theirs[who] for who in mine if who != ui.seating.secret)
 
 
-def sensible(game: GameState, ui: Ui, draw) -> RemoteCommand | str:
+def request(ui: Ui, seat: int, verb: str, cell: Cell | None = None, holder: str | None = None) -> tuple:
+    """A player's request: (the player of `seat`, by default whoever holds it, the intent)."""
+    field = {"cursor": "cell", "place": "cell", "choose": "cell", "brightness": "delta"}.get(verb)
+    intent = Message(verb, 1, {} if field is None else {field: cell if field == "cell" else 1}).intent
+    return Player(ui.seating.holder(seat) if holder is None else holder, seat, host=True), intent
+
+
+def sensible(game: GameState, ui: Ui, draw) -> tuple | str:
     """A move that takes the game forward, as a phone request or a joystick press."""
     if ui.pending is not None and draw(st.booleans()):
-        return RemoteCommand(ui.pending.player, draw(st.sampled_from(("confirm", "take_back"))))
+        return request(ui, ui.pending.player, draw(st.sampled_from(("confirm", "take_back"))))
     legal = rules.legal_actions(game)
     if not legal:
         return "a"
     action = draw(st.sampled_from(legal[:40]))
     if isinstance(action, rules.ChooseTarget):
-        if ui.secret_holder == PANEL:
+        if ui.seating.secret == PANEL:
             return "a"  # the joystick giver: A twice opens the secret screen, A picks
-        return RemoteCommand(game.giver, "choose", action.cell, digest=ui.secret_holder)
+        return request(ui, game.giver, "choose", action.cell, holder=ui.seating.secret)
     if isinstance(action, rules.Redeal):
         return "seats"
     if isinstance(action, rules.Place):
-        return RemoteCommand(action.player, draw(st.sampled_from(("cursor", "place"))), action.cell)
+        return request(ui, action.player, draw(st.sampled_from(("cursor", "place"))), action.cell)
     if isinstance(action, (rules.Clue, rules.SkipClue)):
-        return RemoteCommand(game.giver, "clue" if isinstance(action, rules.Clue) else "pass")
-    return RemoteCommand(draw(st.sampled_from(SEATS)), "next")
+        return request(ui, game.giver, "clue" if isinstance(action, rules.Clue) else "pass")
+    return request(ui, draw(st.sampled_from(SEATS)), "next")
 
 
 @settings(max_examples=40)
@@ -140,9 +147,11 @@ def test_no_message_to_another_seat_nor_the_panel_carries_the_card_or_the_target
     draw = data.draw
     rng = random.Random(seed)
     t = 0.0
-    ui = Ui(room_code="ACEF", phones=tuple((s, digest(s)) for s in sorted(draw(st.sets(st.sampled_from(SEATS))))))
-    step = handle_remote(None, ui, RemoteCommand(0, "new_game", options=(players, variant, first % players),
-                                                 host=True), t, rng)
+    phones = sorted(draw(st.sets(st.sampled_from(SEATS))))
+    ui = Ui(room_code="ACEF", seating=Seating(holders=tuple((s, digest(s)) for s in phones)))
+    step = table.act(None, ui, Player(ui.seating.holder(0), 0, host=True),
+                     Message("new_game", 1, dict(players=players, variant=variant, first_giver=first % players)).intent,
+                     t, rng)
     game, ui = step.game, step.ui
     for _ in range(draw(st.integers(10, 80))):
         t += draw(st.sampled_from((0.05, 0.5, 3.1)))
@@ -150,24 +159,26 @@ def test_no_message_to_another_seat_nor_the_panel_carries_the_card_or_the_target
         if draw(st.integers(0, 3)) == 0:  # nonsense: any seat, any verb, any cell, any button, a seat change
             move = draw(st.one_of(
                 st.sampled_from(BUTTONS + ("seats",)),
-                st.builds(RemoteCommand, st.sampled_from(SEATS), st.sampled_from(VERBS),
-                          st.sampled_from(ALL_CELLS), st.just((1,)))))
+                st.builds(lambda seat, verb, cell: request(ui, seat, verb, cell), st.sampled_from(SEATS),
+                          st.sampled_from(VERBS), st.sampled_from(ALL_CELLS))))
         else:
             move = sensible(game, ui, draw)
         try:
             if move == "seats":  # the giver's colour changes hands: a phone's to the joystick, or back
-                phones = dict(ui.phones)
-                if phones.pop(game.giver, None) is None:
-                    phones[game.giver] = INTRUDER
-                moved = secret.rebound(game, replace(ui, phones=tuple(sorted(phones.items()))), t)
+                seating = ui.seating
+                if seating.holder(game.giver) == PANEL:
+                    seating = seating.take(game.giver, INTRUDER, len(ui.colors), None)
+                else:
+                    seating = seating.leave(game.giver)
+                moved = table.rebound(game, replace(ui, seating=seating), t)
                 if moved is None:
-                    ui = replace(ui, phones=tuple(sorted(phones.items())))
+                    ui = replace(ui, seating=seating)
                     continue
-                step = controller.Step(moved[0], moved[1])
+                step = table.Step(moved[0], moved[1])
             elif isinstance(move, str):
                 step = controller.handle(game, ui, move, t, rng)
             else:
-                step = handle_remote(game, ui, move, t, rng)
+                step = table.act(game, ui, *move, t, rng)
         except RuleError:
             continue
         game, ui = step.game, step.ui
@@ -184,7 +195,8 @@ def test_the_board_message_is_the_same_for_every_game():
 
 def test_the_giver_sees_the_card_then_the_target_and_the_table_sees_it_after_the_reveal():
     game = rules.apply(None, rules.NewGame(players=3, seed=5, first_giver=1))
-    ui = secret.dealt(game, controller.screen_for(game, Ui(phones=((1, digest(1)), (2, digest(2)))), 0.0))
+    ui = table.screen_for(game, Ui(seating=Seating(holders=((1, digest(1)), (2, digest(2))))), 0.0)
+    ui = replace(ui, seating=dealt(game, ui.seating))
     card = [str(c) for c in game.card_cells]
     assert seat_view(game, ui, 1, digest=digest(1))["you"] == {"card": card, "target": None, "free": False,
                                                                 "holder": True}
@@ -272,10 +284,10 @@ def test_views_lend_their_parts_only_to_a_state_with_the_same_inputs():
     views of the state before: each input of those parts changed on its own, the same game."""
     game = rules.apply(None, rules.NewGame(players=4, seed=3, first_giver=1))
     game = rules.apply(rules.apply(game, rules.ChooseTarget(game.card_cells[0])), rules.Clue())
-    ui = Ui(screen="play", cursor=Cell(3, 20), secret_holder=digest(1), phones=((1, digest(1)),))
+    ui = Ui(screen="play", cursor=Cell(3, 20), seating=Seating(holders=((1, digest(1)),), secret=digest(1)))
     changes = [dict(cursor=Cell(4, 21)), dict(screen="reveal"), dict(screen="play"),
-               dict(pending=rules.Pawn(2, Cell(5, 5))), dict(pending=None), dict(secret_holder=None),
-               dict(secret_holder=digest(1)), dict(colors=("blue",) + ui.colors[1:]),
+               dict(pending=rules.Pawn(2, Cell(5, 5))), dict(pending=None), dict(seating=replace(ui.seating, secret=None)),
+               dict(seating=ui.seating), dict(colors=("blue",) + ui.colors[1:]),
                dict(setup=replace(ui.setup, players=7, variant="free"))]
     before = ViewTexts(game, ui)
     for change in changes:
@@ -286,20 +298,3 @@ def test_views_lend_their_parts_only_to_a_state_with_the_same_inputs():
                 assert views.text(seat, digest=who, host=host, taken=(1,), open_seats=(0, 2)) == json.dumps(
                     seat_view(game, ui, seat, digest=who, host=host, taken=(1,), open_seats=(0, 2))), change
         before = views
-
-
-@given(st.lists(st.tuples(st.sampled_from(["take", "hand_over", "free"]), st.sampled_from([0, 1, 2, 3, 4, 10]),
-                          st.sampled_from([None, 3])), max_size=30))
-def test_what_the_views_say_of_the_seats_follows_every_change_of_the_book(steps):
-    """The seats' part of every view is worked out once per change of the seat book: after any
-    takes, hand-overs and leaves, it is what the book's own answers are at that moment."""
-    book = SeatBook(10)
-    for verb, seat, playing in steps:
-        if verb == "take":
-            with contextlib.suppress(SeatError):
-                book.take(seat, playing)
-        elif verb == "hand_over":
-            book.hand_over(seat)
-        elif verb == "free":
-            book.free(seat)
-        assert book.seating(playing) == (book.taken, book.open_seats(playing), book.host_seat)

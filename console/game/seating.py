@@ -1,0 +1,155 @@
+"""Who sits in each seat, and who holds the round's secret: the one place both are decided.
+
+A seat is a pawn colour (its index in the configured colours). Each is held by one player, named
+by a holder: the joystick at the box (`PANEL`, which holds every seat nobody else does), a phone
+(the digest of the seat token it keeps), or a computer player. A player acts only for the seats
+it holds; the host is whoever took the first seat still held, or the joystick.
+
+Mid-game a colour of the game that the joystick holds goes to a phone only once the host has
+opened it (`hand_over`), and a colour a phone gives up is the joystick's again. Between games
+every colour nobody holds is open.
+
+The round's secret (the card, the target, where the giver points while choosing) is bound when
+the round is dealt (a new game, the next round, a tie-break round, a redeal) to exactly one
+holder: whoever holds the giver's seat at that moment. Who may see it follows from that binding
+alone, never from the screen on show or from who sits in the giver's seat now: the views send
+the card and the target only to the holder's phone, the panel draws the card only for `PANEL`,
+and only the holder may choose the target. A seat that changes hands never carries the secret:
+before the target is chosen the deal is made again for the new occupant (`redeal`: in the cards
+variant a `redeal` in the record, the seen card discarded; in `free` just the binding). Once the
+target is chosen the holder keeps it until the next round. A token brought to another phone is
+the same holder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from console.game import rules
+from console.game.board import RuleError
+from console.game.rules import GameState, Redeal
+
+PANEL = "panel"  # the joystick at the box: the holder of every seat nobody else holds
+
+
+@dataclass(frozen=True)
+class Seating:
+    holders: tuple[tuple[int, str], ...] = ()  # (seat, holder) of each seat not the joystick's, oldest first
+    opened: frozenset[int] = frozenset()  # the joystick's colours the host opened for the next phone
+    # Who the round's secret was dealt to: PANEL, a holder, or None for nobody (no round, or a
+    # binding lost in a restart).
+    secret: str | None = None
+
+    def holder(self, seat: int) -> str:
+        for held, holder in self.holders:
+            if held == seat:
+                return holder
+        return PANEL
+
+    def seat_of(self, holder: str) -> int | None:
+        """The seat `holder` holds (the joystick's are many: None for PANEL)."""
+        return next((seat for seat, held in self.holders if held == holder), None)
+
+    @property
+    def taken(self) -> tuple[int, ...]:
+        """The seats someone other than the joystick holds."""
+        return tuple(sorted(seat for seat, _ in self.holders))
+
+    @property
+    def host_seat(self) -> int | None:
+        """The seat of the host's phone: the first taken that is still held."""
+        return self.holders[0][0] if self.holders else None
+
+    def open_seats(self, colors: int, playing: int | None) -> tuple[int, ...]:
+        """The colours a phone may take now: every free one between games (`playing` None);
+        during a game of `playing` players, the watchers' and those the host opened."""
+        taken = self.taken
+        return tuple(seat for seat in range(colors) if seat not in taken and (
+            playing is None or seat >= playing or seat in self.opened))
+
+    def take(self, seat: int, holder: str, colors: int, playing: int | None) -> Seating:
+        """`holder` in `seat`, which must be open (see `open_seats`)."""
+        if not 0 <= seat < colors:
+            raise RuleError(f"there is no seat {seat}: choose 0 to {colors - 1}", "no_such_seat")
+        if seat in self.taken:
+            raise RuleError("that colour is taken: choose another", "seat_taken")
+        if seat not in self.open_seats(colors, playing):
+            raise RuleError("that colour plays on the joystick in this game: the host can hand it to a phone",
+                            "joystick_seat")
+        return replace(self, holders=self.holders + ((seat, holder),), opened=self.opened - {seat})
+
+    def leave(self, seat: int) -> Seating:
+        """`seat` is the joystick's again."""
+        return replace(self, holders=tuple(entry for entry in self.holders if entry[0] != seat))
+
+    def hand_over(self, seat: int, colors: int) -> Seating:
+        """The host's hand-over: a held seat goes to the joystick, a joystick's seat is opened for
+        the next phone to take."""
+        if seat in self.taken:
+            return self.leave(seat)
+        return replace(self, opened=self.opened | {seat}) if 0 <= seat < colors else self
+
+    def holds_secret(self, holder: str | None) -> bool:
+        return holder is not None and holder == self.secret
+
+    def saved(self) -> list[list]:
+        """The seats as the store keeps them: [[seat, holder], ...], oldest first."""
+        return [[seat, holder] for seat, holder in self.holders]
+
+    @staticmethod
+    def kept(saved: object, colors: int) -> Seating:
+        """The seats the store kept (`saved`); anything unreadable in it is left out."""
+        holders: list[tuple[int, str]] = []
+        for entry in saved if isinstance(saved, list) else ():
+            if (isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int and 0 <= entry[0] < colors
+                    and isinstance(entry[1], str) and entry[1] != PANEL
+                    and all(seat != entry[0] for seat, _ in holders)):
+                holders.append((entry[0], entry[1]))
+        return Seating(holders=tuple(holders))
+
+
+# --- the round's secret ---------------------------------------------------------------------
+
+
+def occupant(game: GameState, seating: Seating) -> str:
+    """Who holds the giver's seat now."""
+    return seating.holder(game.giver)
+
+
+def dealt(game: GameState, seating: Seating) -> Seating:
+    """`seating` with the round just dealt bound to the giver seat's occupant."""
+    return replace(seating, secret=occupant(game, seating))
+
+
+def redeal(game: GameState | None, seating: Seating) -> tuple[GameState, Seating, tuple] | None:
+    """The new deal when the giver's seat changed hands before the target was chosen: (game,
+    seating, actions to store); None when nothing is to change."""
+    if game is None or game.phase != "choose_target" or seating.secret == occupant(game, seating):
+        return None
+    actions: tuple = (Redeal(),) if game.variant == "cards" else ()
+    for action in actions:
+        game = rules.apply(game, action)
+    return game, dealt(game, seating), actions
+
+
+def deal_key(game: GameState) -> list:
+    """What tells one deal from another within a game: a round, and each card drawn in it."""
+    return [game.seed, game.round, game.reshuffles, len(game.discards)]
+
+
+def kept_bindings(before: object, game: GameState, seating: Seating) -> list:
+    """The bindings as the store keeps them (a digest, never a token): this deal's, and the one
+    before (a deal's binding is kept before its action, so a restart between the two still finds
+    the binding of the deal the record reached)."""
+    binding = [deal_key(game), seating.secret]
+    earlier = [b for b in before if b != binding][-1:] if isinstance(before, list) else []
+    return earlier + [binding]
+
+
+def restored(game: GameState, bindings: object) -> str | None:
+    """The holder kept for this deal before a restart; None (nobody) when none was."""
+    for binding in bindings if isinstance(bindings, list) else ():
+        if isinstance(binding, list) and len(binding) == 2 and binding[0] == deal_key(game) and (
+                isinstance(binding[1], str)):
+            return binding[1]
+    return None

@@ -1,0 +1,131 @@
+"""What a player wants done: one vocabulary for the joystick, a phone and a computer player.
+
+Each kind of player turns its own input into these (the controller a button on the screen shown,
+the web layer a phone's message), and `table.act` alone turns an intent into rules actions, so
+the same move is the same intent whoever makes it. A `Player` says who asks: the holder of a seat
+(see game/seating.py) and the seat it speaks for; `act` checks that the holder holds it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+from console.game.board import Cell, RuleError
+from console.game.seating import PANEL
+
+
+@dataclass(frozen=True)
+class Player:
+    """Who asks: `holder` (PANEL for the joystick, a phone's token digest, a computer player's
+    name), the seat it speaks for (None: a phone without a colour), and whether it is the host."""
+
+    holder: str
+    seat: int | None
+    host: bool = False
+
+
+def joystick(seat: int | None = None) -> Player:
+    """The joystick at the box, acting for `seat`: it is always the host."""
+    return Player(PANEL, seat, host=True)
+
+
+# --- seats ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TakeSeat:
+    seat: int
+
+
+@dataclass(frozen=True)
+class LeaveSeat:
+    pass
+
+
+@dataclass(frozen=True)
+class HandOver:
+    """The host's hand-over of a seat: a phone's to the joystick, the joystick's opened for the
+    next phone."""
+
+    seat: int
+
+
+# --- the round ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChooseTarget:
+    cell: Cell
+
+
+@dataclass(frozen=True)
+class GiveClue:
+    pass
+
+
+@dataclass(frozen=True)
+class Pass:
+    """The giver passes instead of the second clue."""
+
+
+@dataclass(frozen=True)
+class PointAt:
+    """A guesser's cursor on `cell`: where the pawn would go."""
+
+    cell: Cell
+
+
+@dataclass(frozen=True)
+class Place:
+    cell: Cell
+
+
+@dataclass(frozen=True)
+class TakeBack:
+    """The pawn its player just placed comes back (until anyone else acts)."""
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """The pawn its player just placed stands."""
+
+
+@dataclass(frozen=True)
+class Next:
+    """On from the reveal to the next round, or from the tie-break notice to its hand-off."""
+
+
+# --- the host's -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewGame:
+    players: int
+    variant: str = "cards"
+    first_giver: int | None = None  # None: chosen at random
+
+
+@dataclass(frozen=True)
+class Abandon:
+    """The game under way is kept as abandoned and set-up opens."""
+
+
+@dataclass(frozen=True)
+class Brightness:
+    step: int  # +1 brighter, -1 dimmer
+
+
+Intent = Union[TakeSeat, LeaveSeat, HandOver, ChooseTarget, GiveClue, Pass, PointAt, Place, TakeBack, Confirm,
+               Next, NewGame, Abandon, Brightness]
+SEAT_INTENTS = (TakeSeat, LeaveSeat, HandOver)
+HOST_INTENTS = (HandOver, NewGame, Abandon, Brightness)
+
+
+class Refusal(RuleError):
+    """An intent refused before the engine is asked: str() is the English text (the log's, and
+    the fallback); `key` and `params` what a phone shows in its own language (the engine's own
+    refusals carry theirs too, so nothing is checked twice)."""
+
+    def __init__(self, key: str, text: str, **params: Any) -> None:
+        super().__init__(text, key, **params)
