@@ -19,6 +19,7 @@ from hal.drivers.spec import Setting
 
 ROOT = Path(__file__).parents[2]
 PACKAGED = ROOT / "config" / "console.yaml"
+MAKERS = ROOT / "docs" / "MAKERS.md"
 CONFIGURED = [spec for spec in DRIVERS if spec.configured_settings]
 
 
@@ -43,6 +44,30 @@ def test_the_packaged_configuration_names_every_driver_for_the_host():
     assert name_line.lstrip().startswith("name:")
     for name in (AUTO,) + DRIVER_NAMES:
         assert re.search(rf"[ (]{re.escape(name)}[ ,)]", name_line.partition("#")[2] + " "), name
+
+
+def makers_drivers_table() -> dict[str, tuple[str, str]]:
+    text = MAKERS.read_text()
+    section = text[text.index("\n### The LED drivers\n"):]
+    section = section[:section.find("\n#", 1)]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    rows = {}
+    for line in lines[2:]:  # below the header and its rule
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0].strip("`")] = (cells[1], cells[2])
+    return rows
+
+
+def yaml_scalar(value) -> str:
+    return yaml.safe_dump(value, default_flow_style=True).removesuffix("\n...\n").strip()
+
+
+def test_the_makers_guide_lists_every_driver_with_its_settings_and_defaults():
+    table = makers_drivers_table()
+    assert list(table) == list(DRIVER_NAMES)
+    for spec in DRIVERS:
+        settings = ", ".join(f"`{item.name}` ({yaml_scalar(item.default)})" for item in spec.configured_settings)
+        assert table[spec.name][1] == (settings or "none"), spec.name
 
 
 def test_a_new_driver_is_one_registry_entry_away_from_its_section_and_its_rules():
