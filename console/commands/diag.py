@@ -32,8 +32,8 @@ from console.commands.common import UsageError, write_output
 from console.config.loader import Config, load_config
 from console.view.font import GLYPH_HEIGHT, draw_text, text_width
 from console.commands.session import interactive_driver, load_script, play_script, run_interactive, scripted
-from console.commands.wiring import SIMULATORS, build_io, store_for
-from hal.drivers import Driver
+from console.commands.wiring import build_io, store_for
+from hal.drivers import SIMULATORS, Driver
 from hal.frame import RGB, Frame
 from console.play.hold import Hold
 from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputEvent

@@ -27,10 +27,10 @@ from console.config.files import input_name
 from console.game.record import MAX_RECORD_BYTES, replay_record, state_json
 from console.view.render import board_frame, render
 from console.view.ui import Ui
-from console.commands.wiring import (SIMULATORS, attach_web, build_app, build_output, gpio_input, output_stage,
+from console.commands.wiring import (attach_web, build_app, build_output, gpio_input, output_stage,
                                      resolve_driver_name, store_for)
 from console.web.server import WebServerError
-from hal.drivers import DRIVER_NAMES, DriverError, light_response_of
+from hal.drivers import SIMULATORS, DriverError, light_response_of
 from hal.drivers.leds_dev import DeviceNotReadyError
 from hal.inputs.events import PRESS, QUIT, EventQueue, InputConfigError, InputEvent
 from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
@@ -291,9 +291,11 @@ def print_palette(config_path: str | None, as_json: bool, driver: str | None = N
     configured power limit allows for the whole board; and that board's current and power."""
     config = load_config(config_path)
     name = resolve_driver_name(driver or config.driver.name)
-    if name not in DRIVER_NAMES:
-        raise UsageError(f"there is no LED driver called {name!r}: use one of {', '.join(DRIVER_NAMES)}")
-    stage = output_stage(config, light_response_of(name))
+    try:
+        response = light_response_of(name)
+    except DriverError as exc:  # no such driver
+        raise UsageError(str(exc)) from None
+    stage = output_stage(config, response)
     leds, brightness = board_led_values(stage)
     lights = [tuple(stage.light(bytes(led))) for led in leds]
     current_ma = stage.power.current_ma(sum(map(sum, lights)), stage.layout.led_count)

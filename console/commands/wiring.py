@@ -20,8 +20,7 @@ from console.commands.common import UsageError
 from console.play.opening import OpeningStore
 from console.store.format import StateDirInUseError, StoreUrlError
 from console.store.journal import default_state_dir
-from hal.drivers import Driver, make_driver
-from hal.drivers.leds_dev import is_pi5_family
+from hal.drivers import AUTO, SIMULATORS, Driver, auto_driver, driver_spec, make_driver
 from hal.inputs.events import EventQueue
 from hal.layout import Layout
 from hal.light import LightResponse
@@ -29,33 +28,24 @@ from hal.output import OutputStage
 
 log = logging.getLogger("hues-console")
 DEVICE_MODEL = Path("/proc/device-tree/model")
-SIMULATORS = ("sim-terminal", "sim-headless", "sim-png")
 
 
 def resolve_driver_name(name: str, model_path: Path = DEVICE_MODEL) -> str:
-    """`auto`: leds-dev on a Raspberry Pi 5, ws281x on an older Pi, else the terminal simulator."""
-    if name != "auto":
+    """`auto`: the driver hal picks for this board (leds-dev on a Raspberry Pi 5, ws281x on an
+    older Pi, else the terminal simulator); any other name stays."""
+    if name != AUTO:
         return name
     try:
         model = model_path.read_text(errors="replace")
     except OSError:
-        return "sim-terminal"
-    if is_pi5_family(model):
-        return "leds-dev"
-    return "ws281x" if "Raspberry Pi" in model else "sim-terminal"
+        model = None
+    return auto_driver(model)
 
 
 def driver_settings_for(config: Config, name: str) -> dict:
-    """The configuration section of one driver as plain settings (the leds-dev pin only matters
-    to the installer's overlay line, not to the driver)."""
-    section = {"ws281x": "ws281x", "leds-dev": "leds_dev", "sim-headless": "sim_headless",
-               "sim-png": "sim_png"}.get(name)
-    if section is None:
-        return {}
-    settings = dataclasses.asdict(getattr(config.driver, section))
-    if name == "leds-dev":
-        del settings["pin"]
-    return settings
+    """The configuration section of one driver as plain settings ({} for a driver without one)."""
+    spec = driver_spec(name)
+    return dataclasses.asdict(getattr(config.driver, spec.section)) if spec.configured_settings else {}
 
 
 def build_output(config: Config, driver_name: str) -> tuple[OutputStage, Driver]:

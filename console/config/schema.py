@@ -3,18 +3,19 @@ the rule its YAML value must pass, and the rules that involve several keys at on
 
 The schema lives on the dataclasses themselves so that the tree the rest of the console reads and
 the tree the validator checks cannot drift apart; where hal already has the dataclass a section
-becomes (LayoutOptions, PowerBudget), a table of rules stands beside it instead. Default values are
-not here: they live in the packaged `console.yaml`, next to the comments a party host reads.
+becomes (LayoutOptions, PowerBudget), a table of rules stands beside it instead, and the drivers'
+sections are made from hal's registry of drivers (hal/drivers), whose settings say their type and
+range. Default values are not here: they live in the packaged `console.yaml`, next to the comments
+a party host reads (a driver's, which hal knows too, are checked to agree with it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Any, Iterator, Mapping
 
-from hal.drivers import DRIVER_NAMES as LED_AND_SIM_DRIVERS
-from hal.drivers.ws281x import (DMA_CHANNELS, PCM_PINS, PWM0_PINS, PWM1_PINS, SPI_PINS, STRIP_TYPES,
-                                USABLE_PINS)
+from hal.drivers import AUTO, DRIVERS, DriverSpec
+from hal.drivers.spec import GPIO_MAX, Setting
 from hal.inputs.events import BUTTONS
 from hal.layout import ROTATIONS, START_CORNERS, Layout, LayoutError, LayoutOptions
 from hal.output import OutputSettingsError, PowerBudget
@@ -24,11 +25,7 @@ from console.game.rules import DEFAULT_COLOR_NAMES
 Path = tuple[str | int, ...]
 
 PAWN_COLOR_NAMES = DEFAULT_COLOR_NAMES  # the rules engine validates the same names
-DRIVER_NAMES = ("auto",) + LED_AND_SIM_DRIVERS
 STORE_URL_SCHEMES = ("memory://", "redis://", "rediss://", "unix://")
-WS281X_PIN_HELP = (f"{' or '.join(map(str, PWM0_PINS))} (PWM0), {' or '.join(map(str, PWM1_PINS))} (PWM1), "
-                   f"{' or '.join(map(str, PCM_PINS))} (PCM) or {' or '.join(map(str, SPI_PINS))} (SPI)")
-GPIO_MAX = 27
 
 
 class Invalid(Exception):
@@ -211,40 +208,37 @@ PANEL_RULES = {
 }
 
 
-@dataclass(frozen=True)
-class Ws281xConfig:
-    pin: int = setting(Number(0, GPIO_MAX, whole=True))
-    dma: int = setting(OneOf(DMA_CHANNELS))
-    freq_hz: int = setting(OneOf((800000, 400000)))
-    invert: bool = setting(Flag())
-    strip_type: str = setting(OneOf(tuple(STRIP_TYPES)))
+def setting_rule(item: Setting) -> Number | Flag | OneOf | Text:
+    """The rule a driver's setting (hal's plain description of it) sets its YAML value."""
+    if item.choices:
+        return OneOf(item.choices)
+    if item.kind is bool:
+        return Flag()
+    if item.kind is str:
+        return FileName() if item.file else Text()
+    return Number(item.low, item.high, whole=item.kind is int)
 
 
-@dataclass(frozen=True)
-class LedsDevConfig:
-    device: str = setting(FileName())
-    pin: int = setting(Number(0, GPIO_MAX, whole=True))
+def driver_section(spec: DriverSpec) -> type:
+    """The dataclass a driver's section under `driver:` is read into (`config.driver.ws281x.pin`)."""
+    keys = [(item.name, item.kind, setting(setting_rule(item))) for item in spec.configured_settings]
+    return make_dataclass("".join(word.capitalize() for word in spec.section.split("_")) + "Config", keys,
+                          frozen=True, namespace={"__module__": __name__})
 
 
-@dataclass(frozen=True)
-class SimPngConfig:
-    path: str = setting(FileName())
-    scale: int = setting(Number(1, 100, whole=True))
-    dots: bool = setting(Flag())
+def driver_config(drivers: tuple[DriverSpec, ...]) -> type:
+    """The `driver:` section for the registry `drivers`: `name` (one of them or `auto`), then a
+    section for each driver that has settings."""
+    names = (AUTO,) + tuple(spec.name for spec in drivers)
+    keys: list[tuple[str, type, Any]] = [("name", str, setting(OneOf(names)))]
+    for spec in drivers:
+        if spec.configured_settings:
+            kind = driver_section(spec)
+            keys.append((spec.section, kind, setting(Section(kind))))
+    return make_dataclass("DriverConfig", keys, frozen=True, namespace={"__module__": __name__})
 
 
-@dataclass(frozen=True)
-class SimHeadlessConfig:
-    history: int = setting(Number(0, 10000, whole=True))
-
-
-@dataclass(frozen=True)
-class DriverConfig:
-    name: str = setting(OneOf(DRIVER_NAMES))
-    ws281x: Ws281xConfig = setting(Section(Ws281xConfig))
-    leds_dev: LedsDevConfig = setting(Section(LedsDevConfig))
-    sim_headless: SimHeadlessConfig = setting(Section(SimHeadlessConfig))
-    sim_png: SimPngConfig = setting(Section(SimPngConfig))
+DriverConfig = driver_config(DRIVERS)
 
 
 @dataclass(frozen=True)
@@ -362,15 +356,12 @@ def setting_paths(section: Section = CONFIG_SECTION, prefix: Path = ()) -> Itera
 
 # --- rules across keys ---------------------------------------------------------------------
 
-LED_DRIVER_SECTIONS = {"ws281x": ("ws281x",), "leds-dev": ("leds_dev",), "auto": ("ws281x", "leds_dev")}
-
-
 def cross_key_problems(values: dict[Path, Any]) -> Iterator[tuple[Path, str]]:
     """Rules that involve several keys. `values` maps key paths to their checked values; a key whose
     own value was bad is absent, and every rule that needs it stays silent (its problem is reported).
     """
     yield from _layout_problems(values)
-    yield from _pin_problems(values)
+    yield from _driver_problems(values)
     yield from _power_problems(values)
 
 
@@ -391,16 +382,24 @@ def built_section(values: dict[Path, Any], name: str, kind: type, rules: Mapping
     return kind(**{key: values[name, key] for key in rules})
 
 
-def _pin_problems(values: dict[Path, Any]) -> Iterator[tuple[Path, str]]:
-    """A GPIO serves one purpose: each button its own pin, none on the LED data pin, and the data
-    pin one the chosen driver can use. `auto` may pick either LED driver, so both pins count."""
+def _chosen_drivers(name: Any) -> tuple[DriverSpec, ...]:
+    """The drivers the configured `driver.name` may run: `auto` may pick any it knows a board for."""
+    return tuple(spec for spec in DRIVERS if spec.name == name or (name == AUTO and spec.auto_picks))
+
+
+def _driver_problems(values: dict[Path, Any]) -> Iterator[tuple[Path, str]]:
+    """A GPIO serves one purpose: each button its own pin, none on the LED data pin, and each
+    chosen driver's own rules across its settings. `auto` may pick any LED driver it knows a board
+    for, so the rules and data pins of each of them count."""
     claims: list[tuple[Path, int, bool]] = []  # (key, pin, is an LED data pin)
-    for section in LED_DRIVER_SECTIONS.get(values.get(("driver", "name")), ()):
-        path = ("driver", section, "pin")
-        if path in values:
-            claims.append((path, values[path], True))
-            if section == "ws281x" and values[path] not in USABLE_PINS:
-                yield path, f"rpi-ws281x cannot send LED data on GPIO {values[path]}; use {WS281X_PIN_HELP}"
+    for spec in _chosen_drivers(values.get(("driver", "name"))):
+        section = ("driver", spec.section)
+        given = {item.name: values[section + (item.name,)] for item in spec.configured_settings
+                 if section + (item.name,) in values}
+        claims += [(section + (item.name,), given[item.name], True)
+                   for item in spec.configured_settings if item.data_pin and item.name in given]
+        if spec.check is not None:
+            yield from ((section + (name,), message) for name, message in spec.check(given))
     claims += [(path, values[path], False) for path in BUTTON_PATHS if path in values]
     for path, pin, is_led in claims:
         others = [other for other, other_pin, other_is_led in claims

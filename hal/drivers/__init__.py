@@ -1,78 +1,124 @@
-"""LED and simulator drivers, picked by name from the configuration.
+"""The LED and simulator drivers: the registry of them, and making one by name from its settings.
 
-Each driver module is imported only when chosen, so a laptop never loads the Pi-only pieces.
+`DRIVERS` is the one list of drivers and their settings (hal/drivers/spec.py says what an entry
+holds): the configuration's schema and checks, the wiring, `palette --driver` and `diag` all read
+it, so a new driver is its module and its entry here. Each driver module is imported only when
+its driver is built, so a laptop never loads the Pi-only pieces.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from hal.drivers.base import Driver, DriverError, driver_settings
+from hal.drivers.base import Driver, DriverError
+from hal.drivers.leds_dev import KERNEL_GAMMA, is_pi5_family
+from hal.drivers.spec import DriverSpec, Setting, gpio_pin
+from hal.drivers.ws281x import DMA_CHANNELS, FREQUENCIES, STRIP_TYPES, pin_problems
 from hal.layout import Layout
-from hal.light import LINEAR, LightResponse
+from hal.light import LightResponse
 
-__all__ = ["DRIVER_NAMES", "Driver", "DriverError", "light_response_of", "make_driver"]
+__all__ = ["AUTO", "DRIVERS", "DRIVER_NAMES", "SIMULATORS", "Driver", "DriverError", "DriverSpec",
+           "auto_driver", "driver_spec", "light_response_of", "make_driver"]
 
 
 def _ws281x(settings: dict, layout: Layout) -> Driver:
     from hal.drivers.ws281x import Ws281xDriver
 
-    defaults = dict(pin=18, dma=10, channel=None, freq_hz=800000, invert=False, strip_type="GRB")
-    return Ws281xDriver(layout.led_count, **driver_settings("ws281x", settings, defaults))
+    return Ws281xDriver(layout.led_count, **settings)
 
 
 def _leds_dev(settings: dict, layout: Layout) -> Driver:
-    from hal.drivers.leds_dev import DEFAULT_DEVICE, LedsDevDriver, overlay_num_leds
+    from hal.drivers.leds_dev import LedsDevDriver, overlay_num_leds
 
-    chosen = driver_settings("leds-dev", settings, dict(device=DEFAULT_DEVICE))
-    return LedsDevDriver(layout.led_count, **chosen, num_leds=overlay_num_leds())
+    # Its pin is the overlay's (the installer writes it into config.txt), not the driver's.
+    return LedsDevDriver(layout.led_count, settings["device"], num_leds=overlay_num_leds())
 
 
 def _sim_terminal(settings: dict, layout: Layout) -> Driver:
     from hal.drivers.sim_terminal import TerminalDriver
 
-    driver_settings("sim-terminal", settings, {})
     return TerminalDriver(layout.width, layout.height)
 
 
 def _sim_headless(settings: dict, layout: Layout) -> Driver:
-    from hal.drivers.sim_headless import DEFAULT_HISTORY, HeadlessDriver
+    from hal.drivers.sim_headless import HeadlessDriver
 
-    chosen = driver_settings("sim-headless", settings, dict(history=DEFAULT_HISTORY))
-    return HeadlessDriver(layout.width, layout.height, **chosen)
+    return HeadlessDriver(layout.width, layout.height, **settings)
 
 
 def _sim_png(settings: dict, layout: Layout) -> Driver:
-    from hal.drivers.sim_png import DEFAULT_PATH, PngDriver
+    from hal.drivers.sim_png import PngDriver
 
-    chosen = driver_settings("sim-png", settings, dict(path=DEFAULT_PATH, scale=20, dots=True))
-    return PngDriver(layout.width, layout.height, **chosen)
+    return PngDriver(layout.width, layout.height, **settings)
 
 
-_FACTORIES: dict[str, Callable[[dict, Layout], Driver]] = {
-    "ws281x": _ws281x,
-    "leds-dev": _leds_dev,
-    "sim-terminal": _sim_terminal,
-    "sim-headless": _sim_headless,
-    "sim-png": _sim_png,
-}
-DRIVER_NAMES = tuple(_FACTORIES)
+def _before_pi5(model: str) -> bool:
+    return "Raspberry Pi" in model and not is_pi5_family(model)
+
+
+DRIVERS: tuple[DriverSpec, ...] = (
+    DriverSpec(
+        "ws281x",
+        (
+            gpio_pin("pin", 18),
+            Setting("dma", int, 10, choices=DMA_CHANNELS),
+            Setting("channel", int, None, configured=False),  # the pin's PWM channel unless given
+            Setting("freq_hz", int, 800000, choices=FREQUENCIES),
+            Setting("invert", bool, False),
+            Setting("strip_type", str, "GRB", choices=tuple(STRIP_TYPES)),
+        ),
+        _ws281x, auto_picks=_before_pi5, check=pin_problems,
+    ),
+    DriverSpec(
+        "leds-dev",
+        (Setting("device", str, "/dev/leds0", file=True), gpio_pin("pin", 18)),
+        _leds_dev, light_response=KERNEL_GAMMA, auto_picks=is_pi5_family,
+    ),
+    DriverSpec("sim-terminal", (), _sim_terminal, simulator=True),
+    DriverSpec("sim-headless", (Setting("history", int, 100, low=0, high=10000),), _sim_headless, simulator=True),
+    DriverSpec(
+        "sim-png",
+        (
+            Setting("path", str, "hues-panel.png", file=True),
+            Setting("scale", int, 20, low=1, high=100),
+            Setting("dots", bool, True),
+        ),
+        _sim_png, simulator=True,
+    ),
+)
+DRIVER_NAMES = tuple(spec.name for spec in DRIVERS)
+SIMULATORS = tuple(spec.name for spec in DRIVERS if spec.simulator)
+AUTO = "auto"  # the configuration's name for "the LEDs of this Pi, else the terminal"
+OFF_A_PI = "sim-terminal"
+_BY_NAME = {spec.name: spec for spec in DRIVERS}
+
+
+def driver_spec(name: str) -> DriverSpec:
+    """The registry's entry for the driver called `name`; DriverError naming the others if none."""
+    spec = _BY_NAME.get(name)
+    if spec is None:
+        raise DriverError(f"there is no LED driver called {name!r}: use one of {', '.join(DRIVER_NAMES)}")
+    return spec
+
+
+def auto_driver(model: str | None) -> str:
+    """The driver `auto` stands for on a board whose /proc/device-tree/model reads `model` (None:
+    there is no such file): the Pi's own LED driver, else the terminal simulator."""
+    if model is not None:
+        for spec in DRIVERS:
+            if spec.auto_picks is not None and spec.auto_picks(model):
+                return spec.name
+    return OFF_A_PI
 
 
 def light_response_of(name: str) -> LightResponse:
     """What the bytes written become on the LEDs of the driver called `name`, without opening it
     (for `hues-console palette` on any machine)."""
-    if name == "leds-dev":
-        from hal.drivers.leds_dev import LedsDevDriver
-
-        return LedsDevDriver.light_response
-    return LINEAR
+    return driver_spec(name).light_response
 
 
 def make_driver(name: str, settings: Mapping[str, Any] | None, layout: Layout) -> Driver:
     """The driver called `name`, set up from its settings (None or {} for all defaults)."""
-    factory = _FACTORIES.get(name)
-    if factory is None:
-        raise DriverError(f"there is no LED driver called {name!r}: use one of {', '.join(DRIVER_NAMES)}")
-    return factory(dict(settings or {}), layout)
+    spec = driver_spec(name)
+    return spec.build(spec.settings_with_defaults(settings or {}), layout)

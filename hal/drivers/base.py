@@ -8,8 +8,6 @@ sent, and `frame`, the logical picture they came from, which is what a simulator
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from typing import Any
 
 from hal.frame import Frame
 from hal.light import LINEAR, LightResponse
@@ -57,37 +55,3 @@ class ChainDriver(Driver):
     @abstractmethod
     def _send(self, leds: bytes) -> None:
         """Put chain-ordered drive bytes (3 an LED) on the LEDs."""
-
-
-def driver_settings(driver: str, settings: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict:
-    """`defaults` overridden by `settings`, refusing unknown names and values of the wrong type.
-
-    A default of None accepts a whole number or None; other defaults fix the type (bool, int,
-    float or str; an int is accepted where a float is expected).
-    """
-    unknown = sorted(set(settings) - set(defaults))
-    if unknown:
-        raise DriverError(
-            f"unknown setting {', '.join(map(repr, unknown))} for the {driver} driver "
-            f"(it knows {', '.join(defaults)})"
-        )
-    merged = dict(defaults)
-    for name, value in settings.items():
-        default = defaults[name]
-        expected = int if default is None else type(default)
-        if default is None and value is None:
-            pass
-        elif isinstance(value, bool) != (expected is bool) or not (
-            isinstance(value, expected) or (expected is float and isinstance(value, int))
-        ):
-            raise DriverError(
-                f"{driver} driver setting {name} should be {_type_name(expected)}, not {value!r}"
-            )
-        merged[name] = value
-    return merged
-
-
-def _type_name(expected: type) -> str:
-    return {bool: "true or false", int: "a whole number", float: "a number", str: "text"}.get(
-        expected, expected.__name__
-    )

@@ -24,8 +24,9 @@ import itertools
 import operator
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from hal.drivers.base import ChainDriver, DriverError
 from hal.drivers.leds_dev import DeviceNotReadyError, is_pi5_family
@@ -44,6 +45,9 @@ PWM1_PINS = (13, 19)
 PCM_PINS = (21,)
 SPI_PINS = (10,)
 USABLE_PINS = PWM0_PINS + PWM1_PINS + PCM_PINS + SPI_PINS
+USABLE_PINS_HELP = (f"{' or '.join(map(str, PWM0_PINS))} (PWM0), {' or '.join(map(str, PWM1_PINS))} (PWM1), "
+                    f"{' or '.join(map(str, PCM_PINS))} (PCM) or {' or '.join(map(str, SPI_PINS))} (SPI)")
+FREQUENCIES = (800000, 400000)  # WS2812, WS2811
 # DMA channels the library can use (0..14). Channel 5 is the SD card's: rpi_ws281x's README warns
 # that using it "will cause filesystem corruption" (jgarff/rpi_ws281x#224). 10 is its default.
 DMA_CHANNELS = tuple(channel for channel in range(15) if channel != 5)
@@ -55,6 +59,13 @@ SPI_TRANSFER_ERROR = -14
 # linux,revision exactly, so these fail with code -3. jgarff/rpi_ws281x added them in October 2024
 # (#536: 0xa52082, #543: 0x9020e1), after the last binding release.
 UNKNOWN_TO_THE_BINDING = {0xA52082: "Pi 3 Model B Rev 1.2", 0x9020E1: "Pi 3 Model A+ Rev 1.1"}
+
+
+def pin_problems(settings: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """The configuration's rule for this driver: the data pin is one rpi-ws281x can send on."""
+    pin = settings.get("pin")
+    if pin is not None and pin not in USABLE_PINS:
+        yield "pin", f"rpi-ws281x cannot send LED data on GPIO {pin}; use {USABLE_PINS_HELP}"
 
 
 class PixelStripStandIn:

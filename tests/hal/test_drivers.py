@@ -10,10 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from hal.drivers import DRIVER_NAMES, DriverError, make_driver
+from hal.drivers import DRIVER_NAMES, DRIVERS, DriverError, auto_driver, make_driver
 from hal.drivers import ws281x as ws281x_module
 from hal.drivers.leds_dev import KERNEL_GAMMA, DeviceNotReadyError, LedsDevDriver
 from hal.drivers.sim_headless import HeadlessDriver
+from hal.drivers.spec import Setting
 from hal.drivers.sim_png import PngDriver
 from hal.drivers.sim_terminal import HIDE_CURSOR, SHOW_CURSOR, TerminalDriver
 from hal.drivers.ws281x import STRIP_TYPES, PiProbe, PixelStripStandIn, Ws281xDriver, changed_leds, led_colors
@@ -73,6 +74,46 @@ def test_make_driver_builds_ws281x_with_its_settings(monkeypatch):
 def test_make_driver_refuses_bad_settings(name, settings, words):
     with pytest.raises(DriverError, match=words):
         make_driver(name, settings, LAYOUT)
+
+
+@pytest.mark.parametrize("model, name", [
+    ("Raspberry Pi 5 Model B Rev 1.0\0", "leds-dev"),
+    ("Raspberry Pi Compute Module 5 Rev 1.0\0", "leds-dev"),
+    ("Raspberry Pi 500 Rev 1.0\0", "leds-dev"),
+    ("Raspberry Pi 4 Model B Rev 1.4\0", "ws281x"),
+    ("Raspberry Pi Zero 2 W Rev 1.0\0", "ws281x"),
+    ("Radxa ROCK 5B\0", "sim-terminal"),
+    (None, "sim-terminal"),  # no /proc/device-tree/model: not a single-board computer
+])
+def test_auto_picks_the_pis_own_led_driver_else_the_terminal(model, name):
+    assert auto_driver(model) == name
+
+
+def test_every_registered_driver_builds_from_its_defaults_alone(tmp_path, monkeypatch):
+    """`make_driver(name, None)` works for each driver the registry lists (the LED chains on their
+    stand-ins), so an entry's defaults are ones its driver takes."""
+    monkeypatch.setattr(ws281x_module, "real_pixel_strip", PixelStripStandIn)
+    monkeypatch.chdir(tmp_path)  # sim-png writes its default file here
+    (tmp_path / "leds0").write_bytes(b"")
+    for spec in DRIVERS:
+        settings = {"device": str(tmp_path / "leds0")} if spec.name == "leds-dev" else None
+        driver = make_driver(spec.name, settings, LAYOUT)
+        assert driver.light_response is spec.light_response
+        driver.close()
+
+
+def test_a_configured_number_without_its_range_is_refused_where_the_registry_is_written():
+    with pytest.raises(ValueError, match="port: a number in the configuration needs its range"):
+        Setting("port", int, 4048, low=1)
+    assert Setting("channel", int, None, configured=False).high is None  # not in the file: no range
+
+
+def test_leds_dev_takes_the_overlays_pin_among_its_settings(tmp_path):
+    """The configuration's leds_dev.pin goes to the installer's overlay line: the driver is given
+    it with the rest and leaves it be."""
+    (tmp_path / "leds0").write_bytes(b"")
+    driver = make_driver("leds-dev", {"device": str(tmp_path / "leds0"), "pin": 21}, LAYOUT)
+    assert isinstance(driver, LedsDevDriver) and driver.device == str(tmp_path / "leds0")
 
 
 # --- ws281x ------------------------------------------------------------------------------------
