@@ -72,8 +72,8 @@ def test_a_second_console_on_the_same_state_directory_is_refused(redis_server, t
     again.close()
 
 
-def test_the_readmes_command_lets_go_of_a_game_whose_console_never_comes_back(redis_server, tmp_path):
-    """The lease does not run out, so the README says how a host lets go by hand: that command,
+def test_the_store_guides_command_lets_go_of_a_game_whose_console_never_comes_back(redis_server, tmp_path):
+    """The lease does not run out, so docs/STORE.md says how a host lets go by hand: that command,
     run as written against Redis set up as the installer does, and the other console offers it."""
     gone = GameStore(redis_server.url, state_dir=tmp_path / "gone")
     game_id = gone.start_game(NEW_GAME)
@@ -82,7 +82,7 @@ def test_the_readmes_command_lets_go_of_a_game_whose_console_never_comes_back(re
     clock = FakeClock(100.0)
     other = GameStore(redis_server.url, state_dir=tmp_path / "other", monotonic=clock, sleep=clock.sleep)
     assert other.unfinished() is None
-    [command] = re.findall(r"`(sudo redis-cli [^`]*)`", (REPO / "README.md").read_text())
+    [command] = re.findall(r"`(sudo redis-cli [^`]*)`", (REPO / "docs" / "STORE.md").read_text())
     words = shlex.split(command.replace("/run/redis/redis-server.sock", str(redis_server.socket))
                         .replace("<id>", game_id))[1:]  # the tests run as root already
     done = subprocess.run(words, capture_output=True, text=True, timeout=10)
