@@ -116,8 +116,9 @@ def _check_brightness(brightness: object) -> float:
 class OutputStage:
     """Turns logical frames into chain-ordered drive bytes for one layout.
 
-    `brightness` is the ceiling set by the host; `last_brightness` is what the current limiter
-    actually let through for the last frame (the ceiling unless the frame was too bright).
+    `brightness` is the ceiling a frame gets unless `process` is given the host's; `last_brightness`
+    is what the current limiter actually let through for the last frame (the ceiling unless the
+    frame was too bright).
     """
 
     def __init__(
@@ -141,6 +142,7 @@ class OutputStage:
         self.power = power
         self.response = response
         self._level = self._level_of(_check_brightness(brightness))
+        self._ceiling = self._level  # the ceiling `process` was last given: `seen` counts other frames at it
         self.last_brightness = self._level / BRIGHTNESS_STEPS
         self._curve = [(v / 255) ** self.gamma for v in range(256)]  # each level's table scales it
         self._tables: dict[int, tuple[bytes, bytes]] = {}
@@ -151,12 +153,8 @@ class OutputStage:
 
     @property
     def brightness(self) -> float:
-        """The brightness ceiling, quantised to the step actually used."""
+        """The ceiling a frame gets by default (the configured one), quantised to the step used."""
         return self._level / BRIGHTNESS_STEPS
-
-    def set_brightness(self, brightness: float) -> None:
-        """Change the ceiling (the console's brightness menu); takes effect from the next frame."""
-        self._level = self._level_of(_check_brightness(brightness))
 
     @staticmethod
     def _level_of(brightness: float) -> int:
@@ -186,17 +184,19 @@ class OutputStage:
         """The light (0..255 a channel) the LEDs get from the bytes `process` wrote."""
         return self.response.light(leds)
 
-    def process(self, frame: Frame, private: bool = False) -> bytes:
-        """Chain-ordered drive bytes (3 an LED) for `frame`, dimmed if it would overdraw the
-        supply (at the last frame's level while that fits and is close to the best; for a
+    def process(self, frame: Frame, private: bool = False, brightness: float | None = None) -> bytes:
+        """Chain-ordered drive bytes (3 an LED) for `frame` under the `brightness` ceiling (the
+        host's setting; None: the stage's own), dimmed if it would overdraw the supply (at the last frame's level while that fits and is close to the best; for a
         public frame, the last public frame's: a `private` one's level never carries into what
         everyone sees). A still screen goes round a few pictures (three while guessing, 25 on
         the idle board), so the last PROCESSED_KEPT are kept: each is worked out once, then looked up."""
         held = self._last_level[1] if private and self._last_level[0] is not None else self._public_level
-        key = (bytes(frame.pixels), frame.width, frame.height, held, self._level)
+        ceiling = self._level if brightness is None else self._level_of(_check_brightness(brightness))
+        self._ceiling = ceiling
+        key = (bytes(frame.pixels), frame.width, frame.height, held, ceiling)
         done = self._processed.pop(key, None)
         if done is None:
-            level = self._level_for(frame, held)
+            level = self._level_for(frame, held, ceiling)
             done = (level, self.layout.to_chain(frame.pixels.translate(self.table(level))))
             if len(self._processed) >= PROCESSED_KEPT:
                 del self._processed[next(iter(self._processed))]  # the least recently used
@@ -220,7 +220,7 @@ class OutputStage:
         again from the last public frame's level, never from a private frame's."""
         processed, level = self._last_level
         if processed is not frame:  # not the frame the panel was last given: count it again
-            level = self._level_for(frame, self._public_level)
+            level = self._level_for(frame, self._public_level, self._ceiling)
         table = self._seen_tables.get(level)
         if table is None:
             light, scale, inverse = self.light_table(level), max(1, level), 1 / self.gamma
@@ -228,16 +228,17 @@ class OutputStage:
                 min(255, round(255 * (light[v] / scale) ** inverse)) for v in range(256))
         return bytes(frame.pixels.translate(table))
 
-    def _level_for(self, frame: Frame, held: int | None) -> int:
-        """The brightness level the limiter lets through for `frame`, `held` the last frame's
-        (None: none yet): kept while the frame fits at it and would not fit at RISE_AFTER times it."""
+    def _level_for(self, frame: Frame, held: int | None, ceiling: int) -> int:
+        """The brightness level the limiter lets through for `frame` under `ceiling`, `held` the last
+        frame's (None: none yet): kept while the frame fits at it and would not fit at RISE_AFTER
+        times it."""
         layout = self.layout
         if frame.width != layout.width or frame.height != layout.height:
             raise ValueError(
                 f"a {frame.width}x{frame.height} frame does not fit the {layout.width}x"
                 f"{layout.height} LED layout"
             )
-        pixels, level = frame.pixels, self._level
+        pixels, level = frame.pixels, ceiling
         if held is not None and held < level:
             rise = min(level, int(held * RISE_AFTER) + 1)
             if not self._fits(self._light_sum(pixels, rise)) and self._fits(self._light_sum(pixels, held)):
@@ -280,15 +281,17 @@ class Panel:
         self.driver = driver
         self.layout = stage.layout
         self._last: Frame | None = None
-        self._last_private = False
+        self._last_shown: tuple[bool, float | None] = (False, None)  # the last frame's privacy and ceiling
 
-    def show(self, frame: Frame, private: bool = False) -> bool:
-        """Send `frame` if it differs from the last one sent (or is public where that was
-        `private`, or the other way: see `OutputStage.process`); True when it was sent."""
-        if frame == self._last and private == self._last_private:
+    def show(self, frame: Frame, private: bool = False, brightness: float | None = None) -> bool:
+        """Send `frame` under the `brightness` ceiling (None: the stage's own) if it or that differs
+        from the last one sent (or is public where that was `private`, or the other way: see
+        `OutputStage.process`); True when it was sent."""
+        shown = (private, brightness)
+        if frame == self._last and shown == self._last_shown:
             return False
-        self.driver.show(self.stage.process(frame, private), frame)
-        self._last, self._last_private = frame, private
+        self.driver.show(self.stage.process(frame, private, brightness), frame)
+        self._last, self._last_shown = frame, shown
         return True
 
     def close(self) -> None:

@@ -1,9 +1,13 @@
-"""The imperative shell: one `tick` drains inputs, applies the controller's game actions (storing
-each before anything shows it), renders, pushes the frame only if it changed, and says when it
-must tick again: the first moment the frame can change (the renderer says, `render_timed`), a
-timer of its own, or an input, whichever comes first. Between those it sleeps, so a still screen
-costs nothing. A phone's request is done as it comes, in the web server's thread, under the
-loop's lock (`take_request`).
+"""The imperative shell: one `tick` drains inputs, turns each into a step (the controller's for a
+press, the handler's for a request), has the keeper keep it before anything shows it, renders,
+pushes the frame only if it changed, and says when it must tick again: the first moment the frame
+can change (the renderer says, `render_timed`), a timer of its own, or an input, whichever comes
+first. Between those it sleeps, so a still screen costs nothing.
+
+A phone's request is done as it comes, in the web server's thread, under the loop's lock
+(`take_request`): the phones then hear of a tap without waiting for this thread to wake and draw
+the panel first (measured, that wait would take the phones' round trip past its goal; see
+docs/PERFORMANCE.md).
 
 Everything with a side effect comes in from outside (clock, driver, inputs, store, power-off),
 so the same loop runs on the Pi, in the terminal simulator, headless on a virtual clock in the
@@ -20,21 +24,18 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from console.game import seating
-from console.play import controller, table
-from console.play.answers import StoreAnswers, last_finished, resumable
-from console.play.pictures import Pictures
-from console.play.ports import InputSource, Publisher, Shutdown
-from console.play.hold import ConsoleHolds
-from console.play.sd_notify import SystemdNotifier
 from console.game import rules
-from console.game.record import action_to_json
+from console.game.rules import GameState, RuleError
+from console.play import controller, table
+from console.play.answers import StoreAnswers
+from console.play.hold import ConsoleHolds
+from console.play.intents import Refusal
+from console.play.pictures import Pictures
+from console.play.ports import Chore, InputSource, Publisher, Request, Shutdown
+from console.play.sd_notify import SystemdNotifier
+from console.play.keeper import Keeper
 from console.view.hints import describe
 from console.view.render import shows_secret
-from console.game.rules import GameState, NewGame, RuleError
-from console.store.format import NotDurableError, summary_of
-from console.play.intents import Refusal
-from console.play.ports import Chore, Request
 from console.view.ui import Ui
 from hal.drivers.base import Driver
 from hal.inputs.events import QUIT, RELEASE, EventQueue, InputEvent
@@ -43,8 +44,6 @@ from hal.output import OutputStage, Panel
 log = logging.getLogger("hues-console")
 BOOT_TO_FIRST_FRAME = "boot_to_first_frame_s"  # the store setting `diag` reads
 START_WAIT_S = 0.5  # at start, how long the first frame waits for the store's answers
-LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume, while one may come
-SECRET_SETTING = "secret_holder"  # the store setting that keeps the rounds' secret holders across a restart
 
 
 @dataclass
@@ -67,8 +66,6 @@ class ConsoleApp:
         hint: Callable[[str], None] | None = None,
         journal: Callable[[str, Any], None] | None = None,
         idle_timeout_s: float = 0.0,
-        publisher: Publisher | None = None,
-        room_codes: Callable[[], str] | None = None,
         notifier: SystemdNotifier | None = None,
         boot_clock: Callable[[], float] = lambda: time.clock_gettime(time.CLOCK_BOOTTIME),
         clock: Callable[[], float] = time.monotonic,
@@ -77,15 +74,13 @@ class ConsoleApp:
         self.events = events
         self.sources = sources
         self.store = store
-        self.colors = colors
         self.rng = rng or random.Random()
         self.shutdown = shutdown or Shutdown()
         self.hint = hint
         self.idle_timeout_s = idle_timeout_s  # 0: menus never fall back to the idle board
         self._last_input = 0.0
-        self.journal = journal or (lambda kind, what: None)  # ("stored", action) / ("resumed", record)
-        self.game: GameState | None = None
-        self.ui = Ui()
+        self.answers = StoreAnswers(store, events)
+        self.keeper = Keeper(store, self.answers, colors, journal=journal)
         self.stats = AppStats()
         self.running = True
         self.powering_off = False
@@ -94,20 +89,12 @@ class ConsoleApp:
         self.holds = ConsoleHolds(self.shutdown.button, self.shutdown.hold_s, controller.HOST_MENU_HOLD_S)
         self._shown = ("", "")  # controller.screen_key of what the panel shows
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
-        self.answers = StoreAnswers(store, events)
         self.start_wait_s = START_WAIT_S  # how long `start` waits for the store's answers
         store.watch(events.wake)  # Redis gone or back, the journal's disk full: the loop looks at once
         self.pictures = Pictures(self.panel.layout.width, self.panel.layout.height, self.answers)
-        self._resume_due = True  # no game offered for resume yet
-        self._resume_look_at = 0.0
-        self._brightness_at_start = 1.0
-        self.publisher = publisher
-        self.room_codes = room_codes  # a new code for the phones to join with, each game
+        self.keeper.on_finished = self.pictures.game_ended
+        self.publisher: Publisher | None = None  # who hears of each state and frame (the web companion's hub)
         self._published: tuple = (None, None)
-        self._bindings: object = None  # the rounds' secret holders as last kept in the store (seating.kept_bindings)
-        self._seats_kept: seating.Seating = seating.Seating()  # the phones' seats from before a restart
-        self._keep_seats: Callable[[list], None] | None = None  # keeps the seats in the store (`seat_phones`)
-        self._bound_for: tuple = (None, None)  # the game and holder `_bindings` were last worked out for
         # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
         # box the first frame's time since boot is logged and kept for `diag`.
         self.notifier = notifier
@@ -122,6 +109,36 @@ class ConsoleApp:
         self._started = False
         self._failure: Exception | None = None  # a bug `take_request` met, for the loop to raise
 
+    # The kept state, as the loop, the tests and the commands read it.
+    @property
+    def game(self) -> GameState | None:
+        return self.keeper.game
+
+    @game.setter
+    def game(self, game: GameState | None) -> None:
+        self.keeper.game = game
+
+    @property
+    def ui(self) -> Ui:
+        return self.keeper.ui
+
+    @ui.setter
+    def ui(self, ui: Ui) -> None:
+        self.keeper.ui = ui
+
+    @property
+    def colors(self) -> tuple[str, ...]:
+        return self.keeper.colors
+
+    @property
+    def room_codes(self) -> Callable[[], str] | None:
+        """A new code for the phones to join with, each game (the web companion's)."""
+        return self.keeper.room_codes
+
+    @room_codes.setter
+    def room_codes(self, codes: Callable[[], str] | None) -> None:
+        self.keeper.room_codes = codes
+
     @property
     def stage(self) -> OutputStage:
         return self.panel.stage
@@ -133,11 +150,8 @@ class ConsoleApp:
     # --- start -------------------------------------------------------------------------------
 
     def seat_phones(self, kept: object, keep: Callable[[list], None]) -> None:
-        """Phones may hold seats (the web companion is on): the seats the store kept from before a
-        restart (its setting as it was read), and `keep`, which keeps them in the store after each
-        change. Before `start`."""
-        self._seats_kept = seating.Seating.kept(kept, len(self.colors))
-        self._keep_seats = keep
+        """Phones may hold seats: see `Keeper.seat_phones`. Before `start`."""
+        self.keeper.seat_phones(kept, keep)
 
     def start(self, now: float) -> None:
         """Restore the brightness, show the last winners and offer an unfinished game for resume.
@@ -147,73 +161,22 @@ class ConsoleApp:
         lock: the web server is serving already, and a phone's request waits on the queue until
         this is done (`take_request`)."""
         with self._lock:
-            self._start(now)
+            self.keeper.start(now, self.stage.brightness)
+            if self.ui.store_keeps:  # else there is nothing kept to wait for: the memory store's answers are empty
+                self.answers.wait(self.start_wait_s)
+            else:
+                self.answers.settle()
+            self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
+            if self.publisher is not None:  # the phones' room knows the code as soon as it can be printed
+                self._published = (self.game, self.ui)
+                self.publisher.publish_state(self.game, self.ui, now)
             self._started = True
-
-    def _start(self, now: float) -> None:
-        self.ui = Ui(since=now, brightness=self.stage.brightness, store_online=self.store.online,
-                     colors=self.colors, store_keeps=not str(getattr(self.store, "url", "")).startswith("memory://"),
-                     room_code=self.room_codes() if self.room_codes else "", seating=self._seats_kept)
-        self._brightness_at_start = self.ui.brightness
-        self.answers.ask("brightness", lambda store: store.get_setting("brightness", None), self._got_brightness)
-        self.answers.ask("winners", last_finished, self._got_winners)
-        self._look_again(now)
-        if self.ui.store_keeps:  # else there is nothing kept to wait for: the memory store's answers are empty
-            self.answers.wait(self.start_wait_s)
-        else:
-            self.answers.settle()
-        self._shown = controller.screen_key(self.ui, now)  # the first screen is no change
-        if self.publisher is not None:  # the phones' room knows the code as soon as it can be printed
-            self._published = (self.game, self.ui)
-            self.publisher.publish_state(self.game, self.ui, now)
-
-    def _got_brightness(self, brightness: Any) -> None:
-        if type(brightness) in (int, float) and 0 < brightness <= 1 and self.ui.brightness == self._brightness_at_start:
-            self.stage.set_brightness(brightness)
-            self.ui = replace(self.ui, brightness=self.stage.brightness)
-
-    def _got_winners(self, last: dict) -> None:
-        if not self.ui.last_winners:
-            self.ui = replace(self.ui, last_winners=tuple(last.get("winner_colors", ())))
-
-    def _look_again(self, now: float) -> None:
-        """Ask the store for a game to resume while none has been offered and none is under way:
-        at start, and when Redis is back after a start without it (or another console let go)."""
-        if (self._resume_due and now >= self._resume_look_at and self._can_offer()
-                and not self.answers.asking("resume")):
-            self._resume_look_at = now + LOOK_AGAIN_S
-            self.answers.ask("resume", lambda store: (store.unfinished(), store.get_setting(SECRET_SETTING, None)),
-                             self._got_unfinished)
-
-    def _can_offer(self) -> bool:
-        return self.ui.screen == "idle" and (self.game is None or rules.is_terminal(self.game))
-
-    def _got_unfinished(self, answer: tuple[tuple[str, list[dict]] | None, Any]) -> None:
-        """Offer the store's unfinished game, replayed as far as the rules accept it (a record the
-        rules refuse part-way is cut back there), its round's secret bound as kept. One that came
-        while the host was busy (a menu, a new game) is asked for again once the board is idle."""
-        found, bindings = answer
-        if found is None:
-            self._resume_due = not self.store.resume_checked
-            return
-        if not self._can_offer():
-            return
-        self._resume_due = False
-        offered = resumable(self.store, found)
-        if offered is None:
-            return
-        self.game, record = offered
-        self.journal("resumed", record)
-        self._bindings, self._bound_for = bindings, (None, None)
-        holder = seating.restored(self.game, bindings)  # else nobody's
-        self.ui = replace(self.ui, screen="resume", choice=0, seating=replace(self.ui.seating, secret=holder))
-        self._keep_bound(self.ui.since)
 
     def put_on(self, game: GameState | None, ui: Ui, now: float) -> None:
         """Show `game` on `ui`'s screen from now, as if a press had opened it (the benchmark's
         busy game): no grace for the presses that follow."""
         with self._lock:
-            self.game, self.ui = game, ui
+            self.keeper.put_on(game, ui)
             self._shown = controller.screen_key(ui, now)
 
     # --- one frame ---------------------------------------------------------------------------
@@ -234,17 +197,16 @@ class ConsoleApp:
         with self._lock:
             return self._tick(max(now, self._now))
 
-    def take_request(self, command: Request) -> None:
+    def take_request(self, request: Request) -> None:
         """A phone's request, in the web server's thread as it arrives: done at once under the
-        loop's lock, after any input waiting before it, and its state published, so the phones
-        hear of a tap without waiting for the loop's thread to wake and draw the panel first (the
-        server wakes the loop once the phones' views are out). Before the app has started, and
-        while the journal cannot be written (a move is then stored in Redis first, which must
-        hold up no phone), it goes on the queue for the loop's thread instead. A console that is
-        stopping does nothing more: its store may be closed. A bug met in an input waiting
-        before the request is the loop's to raise, as if its own tick had met it."""
+        loop's lock, after any input waiting before it, and its state published (the server wakes
+        the loop once the phones' views are out). Before the app has started, and while the
+        journal cannot be written (a move is then stored in Redis first, which must hold up no
+        phone), it goes on the queue for the loop's thread instead. A console that is stopping
+        does nothing more: its store may be closed. A bug met in an input waiting before the
+        request is the loop's to raise, as if its own tick had met it."""
         if not (self._started and self.store.journal_ok):
-            self.events.put(command)
+            self.events.put(request)
             return
         with self._lock:
             if not self.running:
@@ -254,7 +216,7 @@ class ConsoleApp:
             try:
                 for event in self.events.drain():
                     self._on_event(event, now)
-                self._on_request(command, now)
+                self._on_request(request, now)
             except Exception as exc:
                 self._failure = exc
                 self.events.wake()
@@ -282,7 +244,7 @@ class ConsoleApp:
             if self.ui is not ui:  # the same Ui at the same time shows the same screen
                 self._note_change_by_itself(now)
             self.store.tick(now)
-            self._look_again(now)
+            self.keeper.look_again(now)
         if self.ui.store_online != self.store.online:
             self.ui = replace(self.ui, store_online=self.store.online)
         if self.ui.disk_full == self.store.journal_ok:
@@ -332,62 +294,15 @@ class ConsoleApp:
                                                  "it is not taken"))
 
     def _take_step(self, step: table.Step, now: float) -> bool:
-        """Store the step's actions, then show it; False when the store refused some of them."""
-        before_game, before_ui = self.game, self.ui
-        if step.abandon:
-            self.store.abandon()
-        self._keep_binding(step.game, step.ui)
-        kept = self._store_actions(step.actions, before_game)
-        if kept is not None:  # not all of them could be made durable: show only those that were
-            self.game = kept
-            self.ui = before_ui if kept is before_game else table.screen_for(kept, before_ui, now)
-            self.ui = replace(self.ui, disk_full=True)
+        """Have the keeper keep the step, then show it; False when the store refused some of it."""
+        if not self.keeper.take(step, now):
             return False
-        self.game, self.ui = step.game, step.ui
-        self._keep_bound(now)
-        if self.ui.seating.holders != before_ui.seating.holders and self._keep_seats is not None:
-            self._keep_seats(self.ui.seating.saved())
         self._shown = controller.screen_key(self.ui, now)
-        if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
-            self.ui = replace(self.ui, room_code=self.room_codes())
-        if self.game is not None and rules.is_terminal(self.game) and (
-            before_game is None or not rules.is_terminal(before_game)
-        ):
-            self.store.finish(summary_of(self.game))
-            self.pictures.game_ended()
-        if self.ui.brightness != before_ui.brightness:
-            self.stage.set_brightness(self.ui.brightness)
-            self.store.set_setting("brightness", self.ui.brightness)
         if step.stop:
             self.powering_off = controller.HOST_ITEMS[self.ui.menu_item] == "power_off"
             log.info("the host chose to %s", "power off" if self.powering_off else "quit")
             self.running = False
         return True
-
-    def _keep_bound(self, now: float) -> None:
-        """A deal for the giver seat's new occupant when the seat changed hands before the target
-        was chosen (table.rebound). Until its redeal is durable nobody holds the round: it is
-        tried again at the next change."""
-        moved = table.rebound(self.game, self.ui, now)
-        if moved is None:
-            return
-        game, ui, actions = moved
-        self._keep_binding(game, ui)
-        if self._store_actions(actions, self.game) is None:
-            self.game, self.ui = game, ui
-
-    def _keep_binding(self, game: GameState | None, ui: Ui) -> None:
-        """Keep the round's secret holder in the store, before the action that deals the round
-        (a restart then finds it, and gives the secret to no one else)."""
-        if game is None or rules.is_terminal(game):
-            return
-        if game is self._bound_for[0] and ui.seating.secret == self._bound_for[1]:
-            return  # kept already: the same deal (one state of the game) and holder give the same bindings
-        bindings = seating.kept_bindings(self._bindings, game, ui.seating)
-        self._bound_for = (game, ui.seating.secret)
-        if bindings != self._bindings:
-            self._bindings = bindings
-            self.store.set_setting(SECRET_SETTING, bindings)
 
     def _quit(self, now: float) -> None:
         """q in the simulator (and Ctrl-C): at once, unless a game is under way; then it asks
@@ -404,23 +319,6 @@ class ConsoleApp:
         if shown != self._shown:
             self._shown = shown
             self._changed_by_itself_at = now
-
-    def _store_actions(self, actions, game: GameState | None) -> GameState | None:
-        """Store each action; None when all are durable, else the state the durable ones reach."""
-        for action in actions:
-            stored = action_to_json(action)
-            try:
-                if isinstance(action, NewGame):
-                    self.store.start_game(stored)
-                    game = None
-                else:
-                    self.store.append(stored)
-            except NotDurableError as exc:
-                log.error("%s: the move is not taken", exc)
-                return game
-            self.journal("stored", stored)
-            game = rules.apply(game, action)
-        return None
 
     def _fall_back_to_idle(self, now: float) -> None:
         if (self.idle_timeout_s and self.ui.screen in controller.IDLE_AFTER_TIMEOUT
@@ -449,8 +347,8 @@ class ConsoleApp:
         due = self.store.next_due()
         if self.holds.held():
             return now  # a hold counts (the red bar fills, the menu opens): at the frame rate
-        if self._resume_due and self._can_offer() and not self.answers.asking("resume"):
-            due = min(due, self._resume_look_at)
+        if self.keeper.resume_due and self.keeper.can_offer() and not self.answers.asking("resume"):
+            due = min(due, self.keeper.resume_look_at)
         for source in self.sources:
             due = min(due, source.next_poll(now))
         if self.idle_timeout_s and self.ui.screen in controller.IDLE_AFTER_TIMEOUT and self.ui.menu_return is None:
@@ -468,7 +366,7 @@ class ConsoleApp:
         self._publish_state(now)
         idle_since = max(self.ui.since, self._last_input) if self.ui.screen == "idle" else None
         frame, until = self.pictures.at(self.game, self.ui, idle_since, now)
-        if self.panel.show(frame, private=shows_secret(self.ui)):  # its limiter level stays its own
+        if self.panel.show(frame, private=shows_secret(self.ui), brightness=self.ui.brightness):
             self.stats.frames_pushed += 1
             if self.publisher is not None:
                 self.publisher.publish_frame(frame, now)

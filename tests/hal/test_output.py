@@ -188,19 +188,17 @@ def test_a_still_screen_going_round_its_pictures_gets_the_same_bytes_each_time()
     for _ in range(3):
         assert [stage.process(frame) for frame in frames] == first
     assert len(stage._processed) <= PROCESSED_KEPT
-    stage.set_brightness(0.5)
-    assert stage.process(frames[7]) != first[7]  # the ceiling is part of what is kept (a frame the limiter lets through)
+    assert stage.process(frames[7], brightness=0.5) != first[7]  # the ceiling is part of what is kept (a frame the limiter lets through)
 
 
-def test_set_brightness_changes_the_ceiling():
+def test_the_hosts_brightness_is_the_frames_ceiling():
     stage = OutputStage(LAYOUT, power=PLENTY, gamma=1.0)
     frame = lit_frame((200, 200, 200))
     assert stage.process(frame)[0] == 200
-    stage.set_brightness(0.5)
-    assert stage.process(frame)[0] == round(128 * 200 / 255)
+    assert stage.process(frame, brightness=0.5)[0] == round(128 * 200 / 255)
     assert stage.last_brightness == 128 / 255
     with pytest.raises(OutputSettingsError, match="brightness"):
-        stage.set_brightness(1.5)
+        stage.process(frame, brightness=1.5)
 
 
 @pytest.mark.parametrize(

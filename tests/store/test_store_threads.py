@@ -71,7 +71,7 @@ def test_the_frame_loops_thread_sends_redis_no_command(redis_server, tmp_path):
     loop = threading.current_thread().name
     app.start(0.0)
     t = tick_until(app, lambda: app.ui.screen == "resume")
-    assert abs(app.stage.brightness - 0.5) < 0.01 and app.ui.last_winners == ("red",)
+    assert abs(app.ui.brightness - 0.5) < 0.01 and app.ui.last_winners == ("red",)
     press(app, "a", t=t + 1)  # resume it
     assert app.ui.screen != "resume" and app.game is not None and app.store.flush(3.0)
     app.close()
