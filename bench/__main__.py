@@ -1,6 +1,6 @@
 """The lab's command line, from a checkout (`.venv/bin/python -m bench RUN`):
 
-  all [--json] [--cpu-quota SHARE]   the full run (`bench.lab`): about 6 minutes, 11 with the quota
+  all [--json] [--cpu-quota SHARE]   the full run (`bench.lab`): about 12 minutes, 13 with the quota
   quota SHARE [--seconds S] [--json] the console in a cgroup with SHARE of one core (0.11: a Pi Zero
                                      2 W), 10 phones tapping: needs root and cgroups
   attacks [ATTACK ...]               the party's figures under each attack (`bench.attacks`)

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 
 from console.commands.measure_games import busy_game, percentile, reveal_game, started_app
+from console.commands.measure_phone import round_trip_figures, serve_one_phone
 from console.game.board import COLS, ROWS, Cell
 from console.game.rules import GameState
 from console.play.app import ConsoleApp
@@ -134,11 +135,7 @@ def latency_figures(presses: int = Samples.presses, fps: int = 60, web: bool = F
     driver = _TimedDriver(layout.led_count)
     app = ConsoleApp(OutputStage(layout), driver, events, [], GameStore("memory://"))
     app.start(time.monotonic())
-    stop_web = None
-    if web:  # seated before the game: mid-game seats are the joystick's
-        from console.commands.measure_phone import serve_one_phone
-
-        stop_web = serve_one_phone(app)
+    stop_web = serve_one_phone(app) if web else None  # seated before the game: mid-game seats are the joystick's
     tour = cursor_tour()
     app.put_on(state, Ui(screen="play", cursor=tour[0][0]), time.monotonic())
     sent: list[float] = []
@@ -266,8 +263,6 @@ def still_figures(samples: Samples) -> dict:
 
 
 def run_measure(samples: Samples = Samples()) -> dict:
-    from console.commands.measure_phone import round_trip_figures
-
     busy, busy_ui = busy_game()
     reveal, reveal_ui = reveal_game()
     results = {
