@@ -92,9 +92,9 @@ def cmd_diag(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from console.commands.bench import bench_main
+    from console.commands.measure import measure_main
 
-    return bench_main(as_json=args.json, cpu_quota=args.cpu_quota)
+    return measure_main(as_json=args.json, quick=args.quick)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -164,17 +164,6 @@ def output_path(text: str) -> str:
     if not text:
         raise argparse.ArgumentTypeError("the output file name is empty")
     return text
-
-
-def cpu_share(text: str) -> float:
-    """A share of one core for `bench --cpu-quota`: above 0 (1 ms of each 100 ms at least), at most 1."""
-    try:
-        share = float(text) if text.replace(".", "", 1).isdigit() and text.isascii() else None
-    except ValueError:
-        share = None
-    if share is None or not 0.01 <= share <= 1:
-        raise argparse.ArgumentTypeError(f"a CPU share is a number from 0.01 to 1 (0.11 for a Pi Zero 2 W), not {text!r}")
-    return share
 
 
 def text_argument(text: str) -> str:
@@ -250,10 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--png", metavar="OUT", type=output_path, help="with --script: write the last frame as a PNG")
     p.set_defaults(run=cmd_diag)
 
-    p = command("bench", "measure frame cost, latency, start-up time and idle CPU")
+    p = command("bench", "whether this machine keeps up: frame cost, press to frame, still CPU, a phone's tap")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
-    p.add_argument("--cpu-quota", type=cpu_share, metavar="SHARE",
-                   help="also run the console in a cgroup with this share of one core (0.11: a Pi Zero 2 W)")
+    p.add_argument("--quick", action="store_true",
+                   help="small samples in a few seconds: shows the command works, not what the machine does")
     p.set_defaults(run=cmd_bench)
 
     p = command("sticker", "a QR code with the box's address for the phones, to stick on the box")

@@ -6,20 +6,17 @@ import gc
 import io
 import json
 import logging
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from console.commands import bench
 from console.commands import main as cli
+from console.commands import measure
+from console.commands.measure_games import busy_game, reveal_game
 from console.view.palette import board_colors
-from console.view.boards import IDLE_GLINT_S
-from console.view.timeline import REVEAL_S
 from tests.game.test_record import EXAMPLE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,21 +85,40 @@ def test_history_and_export_under_memory_say_that_memory_keeps_nothing(isolated,
     assert len(err) == 1 and "memory://, which keeps nothing" in err[0]
 
 
-def test_bench_figures_have_every_key(monkeypatch):
-    """A quick run of the benchmark's parts (the real command measures for longer)."""
-    monkeypatch.setattr(bench, "FRAMES", 30)
-    figures = bench.frame_figures("32x16", *bench.busy_game())
-    assert set(figures) == {"leds", "frame_ms", "wire_ms", "ratio"}
-    reveal, _ = bench.reveal_game()
-    assert reveal.phase == "round_over" and bench.frame_figures("32x16", *bench.reveal_game())["leds"] == 512
+def test_bench_figures_have_every_key():
+    """A quick run of the command's parts (the real command measures for longer)."""
+    figures = measure.frame_figures("32x16", *busy_game(), frames=30)
+    assert set(figures) == {"leds", "frame_ms", "wire_ms", "ratio", "frames"}
+    reveal, _ = reveal_game()
+    assert reveal.phase == "round_over" and measure.frame_figures("32x16", *reveal_game(), frames=30)["leds"] == 512
     assert figures["wire_ms"] == pytest.approx(512 * 0.03 + 0.3)
-    latency = bench.latency_figures(presses=20)
+    latency = measure.latency_figures(presses=20)
     assert latency["events"] == 20 and latency["unshown"] == 0 and latency["p99"] >= latency["p50"] > 0
-    assert 0 <= bench.idle_cpu_figure(seconds=0.3) < 1
-    startup = bench.startup_figures(runs=2)
-    low, high = startup["startup_range_s"]
-    assert startup["startup_runs"] == 2 and 0 < low <= startup["startup_s"] <= high and startup["rss_mb"] > 0
-    assert "(median of 2 starts, " in bench._startup(startup)
+
+
+def test_the_bench_command_answers_with_its_figures(isolated):
+    """`hues-console bench --json --quick`, the installed command in a process of its own: every
+    figure is there, of the sign and shape it should have (its small samples say nothing of
+    speed)."""
+    done = subprocess.run([str(Path(sys.executable).with_name("hues-console")), "bench", "--json", "--quick"],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
+    r = json.loads(done.stdout)
+    assert r["quick"] is True and r["python"] and r["machine"]
+    assert set(r["sizes"]) == {"32x16", "64x32", "64x64"}
+    for figures in [*r["sizes"].values(), r["reveal"]]:
+        assert 0 < figures["frame_ms"]["median"] <= figures["frame_ms"]["p99"] and figures["ratio"] > 0
+        assert figures["wire_ms"] == pytest.approx((figures["leds"] * 30 + 300) / 1000, abs=0.001)
+    assert r["frame_ms"] == r["sizes"]["32x16"]["frame_ms"] and r["growth_64x64"] > 0
+    latency = r["latency_ms"]
+    assert latency["events"] == 20 and latency["unshown"] == 0 and 0 < latency["p50"] <= latency["p99"]
+    assert set(r["still_screens"]) == {measure.ANCHOR_LOOP, "idle board", "guessing"}
+    for still in r["still_screens"].values():
+        assert 0 <= still["percent"] < 100 and still["wakes_per_s"] >= 0 and still["seconds"] > 0
+    trip = r["phone_round_trip_ms"]
+    for name in ("tap", "ping (anchor)"):
+        assert trip[name]["samples"] == 10 and 0 < trip[name]["p50"] <= trip[name]["p99"]
+    assert trip["p50_ratio"] > 0
 
 
 def test_the_latency_presses_change_the_picture_every_time():
@@ -116,23 +132,14 @@ def test_the_latency_presses_change_the_picture_every_time():
     from console.play.controller import handle
     from console.view.ui import Ui
 
-    tour = bench.cursor_tour()
+    tour = measure.cursor_tour()
     assert sorted(cell for cell, _ in tour) == sorted(ALL_CELLS)
-    state, _ = bench.busy_game()
+    state, _ = busy_game()
     ui, seen = Ui(screen="play", cursor=tour[0][0]), [tour[0][0]]
     for _, button in tour * 2:
         ui = handle(state, ui, button, 0.0, random.Random(1)).ui
         assert ui.cursor not in seen[-479:], f"{button} took the cursor back to {ui.cursor}"
         seen.append(ui.cursor)
-
-
-def test_bench_web_figures_have_every_key():
-    """The web parts, briefly: the loop runs with a phone connected; a press reaches the page."""
-    latency = bench.latency_figures(presses=10, web=True)
-    assert latency["events"] == 10 and latency["unshown"] == 0
-    assert 0 <= bench.idle_cpu_figure(seconds=0.3, web=True) < 1
-    page = bench.page_figures(presses=6)
-    assert page["presses"] == 6 and page["p99"] >= page["p50"] > 0
 
 
 def test_play_on_the_sim_png_driver_takes_the_keys_and_writes_the_picture(isolated, tmp_path, monkeypatch):
@@ -200,86 +207,3 @@ def test_a_reader_gone_away_ends_the_command_quietly(isolated, tmp_path, argv):
     process.stdout.close()  # the reader is gone before the first line
     _, err = process.communicate(timeout=60)
     assert (process.returncode, err) == (141, b"")
-
-
-def test_bench_runs_the_console_phones_and_replays_in_processes_of_their_own():
-    """A quick run of the process figures (the real bench measures for longer): phones in another
-    process beside the anchor, a still screen beside the bare loop, the quota run in a cgroup
-    (CI is root, as the box's bench is), the replay's peak memory."""
-    from console.commands import bench_budget, bench_phones, bench_processes
-
-    phones = bench_phones.phone_figures(counts=(2,), taps=6, rounds=2)["2"]
-    assert phones["console"]["samples"] == phones["anchor"]["samples"] == 2 * 3 * 2  # rounds x taps x phones
-    low, high = phones["p50_ratio_rounds"]
-    assert 0 < low <= high
-    # the phones' process on a core of its own, as phones are other devices, and the two servers
-    # alike on the others (as each process found its CPUs; where there is one, all on it)
-    ran_on = {part: set(cpus) for part, cpus in phones["cores"].items()}
-    assert ran_on["console"] == ran_on["anchor"] and ran_on["phones"] | ran_on["console"] <= os.sched_getaffinity(0)
-    assert not ran_on["phones"] & ran_on["console"] or len(os.sched_getaffinity(0)) == 1
-    # The Python a tap runs: the libraries (asyncio, uvicorn, websockets, Starlette) do no more for
-    # the console's than for the anchor's, and the console's own path keeps within a budget (it
-    # was 2,231 opcodes before stop 40's trims, 1,814 before stop 41's, 1,701 after; 1,721 once the
-    # view's write was the guard's own, 130 fewer of the libraries'), and so does
-    # the panel's draw of the tap (5,933 before stop 41's render change, 3,900-4,050 after): a
-    # path that grows back fails here.
-    opcodes = bench_phones.tap_opcodes(taps=2)
-    assert opcodes["console"]["libraries"] <= opcodes["anchor"]["libraries"]
-    assert opcodes["anchor"]["ours"] < opcodes["console"]["ours"] < 1_800
-    assert 0 < opcodes["panel"]["ours"] < 4_800
-    wakes = {}
-    for role in (("console", "brightness"), ("bare",)):
-        child = bench_processes.Child(*role)
-        try:
-            share, wakes[role[0]] = bench_processes.cpu_share(child, 0.5)
-            assert 0 <= share < 1
-        finally:
-            child.close()
-    assert wakes["console"] < 20 and wakes["bare"] > 40  # a menu sleeps; a 60 Hz loop wakes 60 times a second
-    collection = bench_budget.collection_figures(asks=2)  # what the start made is frozen in the console's process
-    assert collection["objects_frozen"] > 10_000 and collection["frozen_ms"] < collection["thawed_ms"] / 4
-    quota = bench_budget.quota_figures(0.5, seconds=1.5, phones=3, taps_per_s=4)
-    assert quota["tap_to_every_phone_ms"]["samples"] == 6 * 3 and quota["frames_late_ms"]["frames"] > 0
-    # the kernel counts only the periods in which the group ran (its period timer stops while
-    # the group is idle: kernel/sched/fair.c, do_sched_cfs_period_timer), so not 15 in 1.5 s
-    assert quota["throttled"]["periods"] >= 1 and 0 <= quota["throttled"]["held_back"] <= quota["throttled"]["periods"]
-    ballast = bytearray(200 * 2**20)  # the bench's own memory is not the replay's: a child's ru_maxrss counts it
-    ballast[::4096] = b"\1" * len(range(0, len(ballast), 4096))
-    video = bench.replay_memory_figures(players=3)
-    del ballast
-    assert all(0 < video[name]["peak_rss_mb"] < 150 for name in ("no video (anchor)", "apng", "webp"))
-    assert video["webp"]["bytes"] > 0
-
-
-@pytest.mark.parametrize("screen, period", [("idle", IDLE_GLINT_S), ("attract", REVEAL_S)])
-def test_a_screen_that_comes_round_is_measured_over_whole_rounds(screen, period):
-    """A window shorter than the idle glint's period reads its crossing or its stillness, not
-    both; one shorter than a reveal of the attract loop, its flashing or its scoreboard."""
-    from console.commands.bench_processes import still_window_s
-
-    for seconds in (0.5, 10.0, period, 50.0):
-        window = still_window_s(screen, seconds)
-        assert window >= seconds and window % period == 0 and window < seconds + period
-    assert still_window_s("guessing", 10.0) == still_window_s("game over", 10.0) == 10.0
-
-
-def test_every_still_screen_the_bench_measures_is_on_the_panel():
-    """Each screen `bench` measures the CPU of is the screen it names, drawn."""
-    from console.commands.bench_games import started_app
-    from console.commands.bench_processes import STILL_SCREENS, put_on_screen
-
-    shown = {"secret choice": "secret", "game over": "game_over", "guessing": "play", "clue": "play",
-             "scoreboard": "reveal", "attract": "idle"}
-    for name in STILL_SCREENS:
-        app = started_app()
-        now = time.monotonic()
-        put_on_screen(app, name, now)
-        try:
-            app.tick(now)
-            assert app.ui.screen == shown.get(name, name) and app.stats.frames_pushed >= 1, name
-            if name == "game over":  # a game played to its end
-                assert app.game.phase == "game_over" and app.game.winners
-            if name == "clue":  # the giver's word awaited
-                assert app.game.phase == "clue1"
-        finally:
-            app.close()

@@ -21,7 +21,7 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from console.commands.bench import busy_game, reveal_game
+from console.commands.measure_games import busy_game, reveal_game
 from console.game import rules
 from console.game.board import ALL_CELLS, ROWS, distance
 from console.game.rules import ChooseTarget, Clue, NewGame, Place, SkipClue

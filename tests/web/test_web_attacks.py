@@ -1,9 +1,9 @@
-"""One guest cannot take the party down: each attack from a process of its own (console/commands/
-attacker.py, from six loopback addresses that count as six devices here), against the console in
+"""One guest cannot take the party down: each attack from a process of its own (bench/attacker.py,
+the lab's, from six loopback addresses that count as six devices here), against the console in
 real time, while two phones play. Each test asserts the mechanism that holds the attack back
 (pacing, caps per device, timeouts, budgets) and that the party goes on: the seated phone's taps
 are answered, the joystick's presses are taken, a new phone with the right code gets in. The
-times these take are `python -m console.commands.bench_attacks`'s to measure, not asserted here.
+times these take are `python -m bench attacks`'s to measure, not asserted here.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import urllib.request
 import pytest
 from websockets.sync.client import connect
 
-from console.commands.attacker import SOURCES
-from console.commands.bench_attacks import NEWCOMER, ON_LOOPBACK, AttackedConsole
+from bench.attacker import SOURCES
+from bench.attacks import NEWCOMER, ON_LOOPBACK, AttackedConsole
 from console.web.limits import device
 from console.web.pacing import BURST
 from console.web.panel import SIM_RATE_PER_S

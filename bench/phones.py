@@ -1,9 +1,9 @@
 """Phones in a process of their own, tapping the console beside a minimal Starlette broadcast (the
-anchor), each server in a process of its own too: the phones' part of `hues-console bench`
-(`phone_figures`) and of its quota run (`bench_budget`). Its children are started with
-`python -m console.commands.bench_phones ROLE ...` (ROLE: phones, anchor; `bench_processes.Phones`
-starts the phones'). Beside the times, the Python a tap runs in each server, counted opcode by
-opcode (`tap_opcodes`): what the times follow, without the machine's noise.
+anchor), each server in a process of its own too: the lab's tap to every phone (`phone_figures`)
+and its quota run's phones (`bench.budget`). Its children are started with
+`python -m bench.phones ROLE ...` in the checkout (ROLE: phones, anchor; `bench.processes.Phones`
+starts the phones'). Beside the times, `bench.opcodes` counts the Python a tap runs in each
+server: what the times follow, without the machine's noise.
 """
 
 from __future__ import annotations
@@ -11,13 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import selectors
 import socket
 import sys
 import threading
 import time
 
-from console.commands.bench_processes import WAIT_S, Child, Phones, usable_cpus
+from bench.processes import WAIT_S, Child, Phones, usable_cpus
 
 
 def run_phones(spec: dict) -> None:
@@ -64,7 +63,7 @@ class _PhoneGroup:
 
     async def _read(self, i: int, ws) -> None:
         async for text in ws:
-            cell = _cursor_in(text)
+            cell = cursor_in(text)
             if cell is not None and cell == self.wanted and cell not in self.arrived[i]:
                 self.arrived[i][cell] = time.perf_counter()
                 if all(cell in a for a in self.arrived):
@@ -143,7 +142,7 @@ async def _tap_refused(group: _PhoneGroup, ws, every_s: float) -> None:
         await asyncio.sleep(every_s)
 
 
-def _cursor_in(text: str) -> str | None:
+def cursor_in(text: str) -> str | None:
     try:
         message = json.loads(text)
     except (TypeError, ValueError):
@@ -158,7 +157,7 @@ def _cursor_in(text: str) -> str | None:
 def _anchor_view() -> tuple[str, str]:
     """A seated phone's view of the busy game as the console sends it, before and after its
     cursor's value."""
-    from console.commands.bench_games import busy_game
+    from console.commands.measure_games import busy_game
     from console.web.views import ViewTexts
 
     state, ui = busy_game()
@@ -218,7 +217,7 @@ def phone_figures(counts=(1, 10, 32), taps: int = 200, rounds: int = 8) -> dict:
     scheduler puts a process moves its figures too), with taps / rounds taps for each server;
     the p50 ratio of each round is given too (its lowest and highest), so a figure says how far
     it can be trusted."""
-    from console.commands.bench_games import percentile
+    from console.commands.measure_games import percentile
 
     out = {}
     phones_cores, servers_cores = cores_apart()
@@ -263,152 +262,6 @@ def cores_apart() -> tuple[set[int] | None, set[int] | None]:
     phones and 1.15x against 1.11x at 32 (4 runs each)."""
     usable = usable_cpus()
     return ({usable[-1]}, set(usable[:-1])) if usable is not None and len(usable) > 1 else (None, None)
-
-
-# --- the Python a tap runs, counted ---------------------------------------------------------------
-
-_PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OURS = tuple(os.path.join(_PROJECT, package) + os.sep for package in ("console", "hal"))  # the project's files
-SETTLE_TAP_S = 0.05  # after the view has arrived: the server's thread back in its loop's select
-_WAIT = selectors.DefaultSelector.select.__code__  # what asyncio's loop waits in (timeout 0: it only looks)
-
-
-class _Opcodes:
-    """What one thread runs while `thread` names it, opcode by opcode (sys.settrace's opcode
-    events; `threading.settrace` gives `call` to the threads started after it), the project's
-    own (console and hal: a request drains hal's input queue; with the constructors of its
-    dataclasses and NamedTuples) apart from the libraries' (Starlette, uvicorn, websockets,
-    asyncio). A tap is counted from its bytes arriving (the transport's `_read_ready`) to the
-    server's loop waiting again, so what its loop does on a timer of its own (uvicorn's main
-    loop looks at its state every 0.1 s) is left out unless it falls inside that half a
-    millisecond: the median of a few taps does not depend on when they came."""
-
-    def __init__(self) -> None:
-        self.thread: str | None = None
-        self.reading = False  # waiting for the tap's bytes: nothing is counted before them
-        self.ours = self.libraries = 0
-
-    def call(self, frame, event, arg):
-        if self.thread is None or threading.current_thread().name != self.thread:
-            return None
-        code = frame.f_code
-        if self.reading:
-            if code.co_name != "_read_ready":
-                return None
-            self.reading = False
-        elif code is _WAIT and frame.f_locals.get("timeout") != 0:
-            self.thread = None  # the loop waits again: the tap is done
-            return None
-        frame.f_trace_opcodes = True
-        return self.opcode
-
-    def opcode(self, frame, event, arg):
-        if event == "opcode" and self.thread is not None:
-            if _code_file(frame).startswith(OURS):
-                self.ours += 1
-            else:
-                self.libraries += 1
-        return self.opcode
-
-    def during(self, thread: str, tap) -> dict:
-        """Count `thread` from the bytes `tap()` sends arriving to its loop waiting again (`tap`
-        returns once its view has come back)."""
-        self.thread, self.reading, self.ours, self.libraries = thread, True, 0, 0
-        tap()
-        time.sleep(SETTLE_TAP_S)
-        self.thread = None
-        return {"ours": self.ours, "libraries": self.libraries}
-
-    def running(self, work) -> dict:
-        """Count this thread while it runs `work()`."""
-        self.thread, self.reading, self.ours, self.libraries = threading.current_thread().name, False, 0, 0
-        sys.settrace(self.call)
-        try:
-            work()
-        finally:
-            sys.settrace(None)
-            self.thread = None
-        return {"ours": self.ours, "libraries": self.libraries}
-
-
-def _code_file(frame) -> str:
-    """The file whose code `frame` runs; for code made at run time (a dataclass's __init__, a
-    NamedTuple's __new__: "<string>"), its caller's."""
-    path = frame.f_code.co_filename
-    while path.startswith("<") and frame.f_back is not None:
-        frame = frame.f_back
-        path = frame.f_code.co_filename
-    return path
-
-
-def _console_tap(phone, cell: str):
-    """A tap of `phone` (a BenchPhone) on `cell`, until its view shows the cursor there."""
-    return lambda: phone.wait_for(lambda m: m["t"] == "view" and m["game"]["cursor"] == cell,
-                                  phone.send("cursor", cell=cell))
-
-
-def _anchor_tap(watcher, cell: str):
-    """A tap on the anchor (`watcher`: a websocket client of it), until its view comes back."""
-    def tap() -> None:
-        watcher.send(json.dumps({"cell": cell}))
-        while _cursor_in(watcher.recv(timeout=WAIT_S)) != cell:
-            pass
-    return tap
-
-
-def tap_opcodes(taps: int = 5) -> dict:
-    """The Python a phone's cursor tap runs in each server's thread, from its bytes arriving to
-    the loop waiting again: the console's (the busy game's guesser, one phone seated) and the
-    anchor's, each server in a thread of this process, counted opcode by opcode; and the
-    console's `panel`: its loop's tick after the tap, which draws the frame with the cursor
-    moved (the work a tap costs the box besides the phones'). Unlike the
-    times above it does not depend on how warm the machine's caches are, so it says what a
-    tap's p50 ratio follows: after 50 ms between taps each opcode costs about 0.09 us here.
-    The median of `taps` counted taps, after as many uncounted."""
-    from websockets.sync.client import connect
-
-    from console.commands.bench_games import percentile, started_app
-    from console.commands.bench_processes import put_on_screen
-    from console.commands.bench_web import BenchPhone, open_to_phones
-    from console.game.rules import current_player
-
-    counter = _Opcodes()
-    threading.settrace(counter.call)
-    try:
-        app = started_app()
-        put_on_screen(app, "guessing", time.monotonic())
-        web = open_to_phones(app)  # its server's thread: "hues-web"
-        url, anchor, sock = anchor_server()
-        anchor_thread = threading.Thread(target=anchor.run, kwargs={"sockets": [sock]}, name="anchor", daemon=True)
-        anchor_thread.start()
-    finally:
-        threading.settrace(None)
-    phone = BenchPhone(web.url, app.ui.room_code, current_player(app.game))
-    for _ in range(int(WAIT_S / 0.01)):
-        if anchor.started:
-            break
-        time.sleep(0.01)
-    counted: dict[str, list[dict]] = {"console": [], "anchor": [], "panel": []}
-    try:
-        with connect(url.replace("http://", "ws://") + "/", origin=url, compression=None, open_timeout=WAIT_S) as watcher:
-            for i in range(2 * taps):
-                cell = f"{'AB'[i % 2]}{20 + i % 10}"  # free cells of the busy game, each tap another
-                for name, thread, tap in (("console", "hues-web", _console_tap(phone, cell)),
-                                          ("anchor", "anchor", _anchor_tap(watcher, cell))):
-                    got = counter.during(thread, tap)
-                    # what the loop's thread, woken by the tap, does: the panel's frame with the cursor moved
-                    drawn = counter.running(lambda: app.tick(time.monotonic()))
-                    if i >= taps:
-                        counted[name].append(got)
-                        if name == "console":
-                            counted["panel"].append(drawn)
-    finally:
-        phone.close()
-        web.close()
-        anchor.should_exit = True
-        anchor_thread.join(WAIT_S)
-    return {name: {part: round(percentile([got[part] for got in taps_of], 50)) for part in ("ours", "libraries")}
-            | {"taps": len(taps_of)} for name, taps_of in counted.items()}
 
 
 if __name__ == "__main__":

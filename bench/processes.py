@@ -1,13 +1,13 @@
-"""The parts of `hues-console bench` that run the console in a process of its own, as on the box:
-the still screens' CPU here; `bench_phones` taps phones in another process, `bench_budget` runs
-the console in a CPU quota (a Pi Zero 2 W's budget) and times its garbage collection.
+"""The lab's runs with the console in a process of its own, as on the box: the still screens' CPU
+here; `bench.phones` taps phones in another process, `bench.budget` runs the console in a CPU
+quota (a Pi Zero 2 W's budget) and times its garbage collection.
 
 The measured process is only the console (its loop, its web server); the phones, the anchor
 server and the bench are other processes, so their work is neither counted nor shares its GIL.
 CPU is the child's own (getrusage over a window, once the screen has gone round its pictures
 twice: `still_settle_s`), taken twice per screen (a range); the anchor for a still screen is a
 bare 60 Hz wait loop measured in the same run. Every child is started with
-`python -m console.commands.bench_processes ROLE ...`.
+`python -m bench.processes ROLE ...` in the checkout.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import threading
 import time
 from dataclasses import replace
 
+from bench import CHECKOUT
+
 SETTLE_S = 1.0
 WAIT_S = 10.0
 STILL_SCREENS = ("idle", "guessing", "secret choice", "clue", "attract", "scoreboard", "game over", "brightness")
@@ -35,7 +37,7 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
     and room code; then answers `cpu` (this process's CPU and clock), `late` (how late its
     time-driven frames reached the panel) and `gc` (`collection_times`) on stdin, and stops at
     the end of stdin."""
-    from console.commands.bench_games import started_app
+    from console.commands.measure_games import started_app
     from console.play.loop import freeze_start_up, run_realtime
 
     app = started_app()
@@ -52,7 +54,7 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
     put_on_screen(app, screen, time.monotonic())
     url = code = ""
     if web:
-        from console.commands.bench_web import open_to_phones
+        from console.commands.measure_phone import open_to_phones
 
         companion = open_to_phones(app)
         url, code = companion.url, app.ui.room_code
@@ -97,7 +99,8 @@ def late_frames(shown) -> list[float]:
 
 
 def put_on_screen(app, screen: str, now: float) -> None:
-    from console.commands.bench_games import busy_game, reveal_game, whole_game
+    from bench.games import whole_game
+    from console.commands.measure_games import busy_game, reveal_game
     from console.game import rules
     from console.game.board import Cell
     from console.game.record import action_from_json, fold_record
@@ -135,11 +138,11 @@ def put_on_screen(app, screen: str, now: float) -> None:
 class Child:
     """A child process running `module` (this one by default) with `args`, spoken to line by line."""
 
-    def __init__(self, *args: str, preexec=None, module: str = "console.commands.bench_processes",
+    def __init__(self, *args: str, preexec=None, module: str = "bench.processes",
                  cpus: set[int] | None = None) -> None:
         self.process = subprocess.Popen([sys.executable, "-m", module, *args],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                        preexec_fn=preexec)
+                                        preexec_fn=preexec, cwd=CHECKOUT)
         if cpus:  # kept to them from its start: Python is still starting, no thread of its own yet
             os.sched_setaffinity(self.process.pid, cpus)
         self.first = self.read()
@@ -147,7 +150,7 @@ class Child:
     def read(self) -> dict:
         line = self.process.stdout.readline()
         if not line:
-            raise RuntimeError(f"a bench child ({self.process.args[3:]}) stopped")
+            raise RuntimeError(f"a lab child ({self.process.args[3:]}) stopped")
         return json.loads(line)
 
     def ask(self, what: str) -> dict:
@@ -288,9 +291,9 @@ def still_settle_s(screen: str) -> float:
 class Phones(Child):
     """The phones' process: N websocket clients of the console `server`, each from its own
     loopback address; with `beside`, N more of that server (the anchor), tapped in turn with them
-    (`bench_phones`, the module it runs)."""
+    (`bench.phones`, the module it runs)."""
 
-    MODULE = "console.commands.bench_phones"
+    MODULE = "bench.phones"
 
     def __init__(self, server: dict, n: int, *, taps: int = 0, every_s: float = 0.05,
                  others_tap: bool = False, watch: bool = False, beside: dict | None = None,

@@ -1,11 +1,11 @@
-"""The web companion in `hues-console bench`: the server on a free loopback port, and phones
-that join it, for what the server costs the panel (the frame loop's latency, idle CPU, start-up
-and memory are measured by `bench` with the server on and a phone connected) and for the attacks'
-bench (`bench_attacks`).
+"""The phones' part of `hues-console bench`: the web companion on a free loopback port and
+phones that join it, for a tap's round trip (a seated phone's tap to its own view showing it,
+beside a websocket ping on the same connection, which the server answers without the game).
 
-These phones are websocket clients in threads of the measuring process, each keeping when a
-message arrived: they share its interpreter, so a tap's latency to every phone is measured with
-the phones in a process of their own instead (`bench_phones`).
+These phones are websocket clients in threads of the measuring process: they share its
+interpreter with the server. The lab (`python -m bench`) measures a tap to every phone with the
+phones in a process of their own, beside a minimal Starlette broadcast, and uses these phones
+too (under attack, and with the server on while it times the panel).
 """
 
 from __future__ import annotations
@@ -18,9 +18,14 @@ from typing import Any
 
 from websockets.sync.client import connect
 
+from console.commands.measure_games import busy_game, percentile, started_app
 from console.config.loader import load_config
 from console.config.schema import WebConfig
+from console.game.board import Cell
+from console.game.rules import current_player
 from console.play.app import ConsoleApp
+from console.play.loop import run_realtime
+from console.view.ui import Ui
 from console.web.companion import WebCompanion
 from console.play import intents, table
 from console.web.seats import new_room_code
@@ -120,3 +125,37 @@ def serve_one_phone(app: ConsoleApp):
         web.close()
 
     return stop
+
+
+def round_trip_figures(taps: int = 200, every_s: float = 0.02) -> dict:
+    """The busy game's guesser on a phone taps a cell `taps` times, `every_s` apart, with the
+    panel's loop running: ms from each tap sent to its view with the cursor there read by this
+    thread, p50 and p99. The anchor: a websocket ping after each tap on the same connection,
+    timed alike, which uvicorn's websocket protocol answers itself (the network, the server's
+    event loop and this process's threads, without the console's work)."""
+    app = started_app()
+    app.put_on(busy_game()[0], Ui(screen="play", cursor=Cell(3, 20)), time.monotonic())
+    web = open_to_phones(app)
+    loop = threading.Thread(target=run_realtime, args=(app, 60), kwargs={"start": False}, daemon=True)
+    loop.start()
+    phone = BenchPhone(web.url, app.ui.room_code, current_player(app.game))
+    tapped, pinged = [], []
+    try:
+        for i in range(taps):
+            cell = f"{'AB'[i % 2]}{20 + i % 10}"  # free cells of the busy game, each tap another
+            sent = phone.send("cursor", cell=cell)
+            phone.wait_for(lambda m, cell=cell: m["t"] == "view" and m["game"]["cursor"] == cell, sent)
+            tapped.append((time.perf_counter() - sent) * 1000)
+            pinged_at = time.perf_counter()
+            if not phone.ws.ping().wait(WAIT_S):
+                raise TimeoutError("the server never answered a ping")
+            pinged.append((time.perf_counter() - pinged_at) * 1000)
+            time.sleep(max(0.0, sent + every_s - time.perf_counter()))
+    finally:
+        phone.close()
+        app.stop()
+        loop.join(WAIT_S)
+        web.close()
+    figures = {name: {"p50": round(percentile(values, 50), 2), "p99": round(percentile(values, 99), 2),
+                      "samples": len(values)} for name, values in (("tap", tapped), ("ping (anchor)", pinged))}
+    return figures | {"p50_ratio": round(percentile(tapped, 50) / percentile(pinged, 50), 2)}

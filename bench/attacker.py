@@ -1,11 +1,11 @@
-"""One hostile guest, as a process of its own: what `bench_attacks` and the attack tests run
+"""One hostile guest, as a process of its own: what `bench.attacks` and the attack tests run
 against the phones' server. Each attack comes from several source addresses of this machine
 (127.0.0.2 to 127.0.0.7 on loopback: six devices, as one guest with a few addresses would be)
 and keeps at it until the process is stopped, printing what it holds twice a second as a JSON
 line: {"attack", "held" (connections open now), "opened", "refused" (closed or refused by the
 server), "sent", "answers", "refusals" (the server's refusals by path), "seconds"}.
 
-  python -m console.commands.attacker ATTACK URL [CODE [GAME]]
+  python -m bench.attacker ATTACK URL [CODE [GAME]]     (in the checkout)
 
 It imports nothing of the console, so it starts fast and shares nothing with the server.
 """

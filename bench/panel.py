@@ -1,4 +1,4 @@
-"""The browser panel's part of `hues-console bench`: how long a press from the `sim --web` page
+"""The browser panel in the lab: how long a press from the `sim --web` page
 takes to come back to it as the changed frame, on loopback.
 
 The page is a websocket client in this process. On the set-up screen (which holds still)
@@ -14,7 +14,7 @@ import time
 
 from websockets.sync.client import connect
 
-from console.commands.bench_web import WAIT_S, bench_web_config
+from console.commands.measure_phone import WAIT_S, bench_web_config
 from console.play.app import ConsoleApp
 from console.play.loop import run_realtime
 from console.web.companion import WebCompanion

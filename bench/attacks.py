@@ -5,7 +5,7 @@ showing it), the panel loop's worst gap between two frames, a new phone joining 
 joystick on its own seat's turn (40 presses, 50 ms apart: from the queue to the loop taking it,
 and whether each moved the panel's cursor).
 
-  python -m console.commands.bench_attacks [ATTACK ...]     (all of them by default)
+  python -m bench attacks [ATTACK ...]     (all of them by default)
 
 The figures are this machine's, with the console, the measuring phones and the attacker sharing
 its cores (a loaded 2-core machine gives ranges, not points); "none" is the same run's anchor.
@@ -25,8 +25,10 @@ import threading
 import time
 from typing import Any
 
-from console.commands.bench import percentile
-from console.commands.bench_web import WAIT_S, BenchPhone
+from bench import CHECKOUT
+from bench.attacker import ATTACKS
+from console.commands.measure_games import percentile
+from console.commands.measure_phone import WAIT_S, BenchPhone
 from console.commands.wiring import attach_web, build_app
 from console.config.loader import load_config
 from console.game.rules import current_player
@@ -115,8 +117,9 @@ class AttackedConsole:
         """Start the attacker; `nice` 19 for figures: it stands for a machine of its own, so it
         should not take the console's share of this one's cores."""
         self.attacker = subprocess.Popen(
-            [sys.executable, "-m", "console.commands.attacker", name, self.web.url, self.code(), self.game_id],
-            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, preexec_fn=lambda: os.nice(nice))
+            [sys.executable, "-m", "bench.attacker", name, self.web.url, self.code(), self.game_id],
+            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, preexec_fn=lambda: os.nice(nice),
+            cwd=CHECKOUT)
         threading.Thread(target=self._listen, daemon=True).start()
 
     def _listen(self) -> None:
@@ -221,10 +224,9 @@ def measure(attack: str | None, taps: int = 100) -> dict:
             "newcomer_s": round(join_s, 3), "attacker": said}
 
 
-def main(argv: list[str]) -> None:
-    from console.commands.attacker import ATTACKS
-
-    for attack in [None, *(argv or ATTACKS)]:
+def report(attacks: list[str]) -> None:
+    """Each attack's figures (all of them when none is named), beside the run without one."""
+    for attack in [None, *(attacks or ATTACKS)]:
         r = measure(attack)
         a = r["attacker"]
         print(f"{r['attack']:>12}: taps p50 {r['tap_p50_ms']:6.1f} ms, p99 {r['tap_p99_ms']:6.1f} ms ({r['taps']}); "
@@ -233,7 +235,3 @@ def main(argv: list[str]) -> None:
               f"console's CPU {r['console_cpu_pct']:3d} %"
               + (f"; attacker holds {a['held']}, opened {a['opened']}, refused {a['refused']}, sent {a['sent']}"
                  if a else ""), flush=True)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

@@ -1,9 +1,9 @@
-"""The start-up part of `hues-console bench`: a fresh process with the default configuration,
+"""The lab's start-up figures: a fresh process with the default configuration,
 headless, from its start to its first frame pushed, and its memory then (`--web`: with the
 phones' server serving before that frame).
 
-The child is this small module (`python -m console.commands.bench_startup`), so it imports what
-the console imports and nothing of the bench's own. Run with `python -X importtime` to see where
+The child is this small module (`python -m bench.startup`), so it imports what the console
+imports and nothing of the lab's own. Run with `python -X importtime` to see where
 a start's time goes.
 """
 
@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+from bench import CHECKOUT
+
 
 def startup_figures(web: bool = False, runs: int = 9) -> dict:
     """Seconds from starting the child to its first frame (the median of `runs` starts, and
@@ -22,8 +24,8 @@ def startup_figures(web: bool = False, runs: int = 9) -> dict:
     times, rss = [], 0.0
     for _ in range(runs):
         begin = time.monotonic()
-        out = subprocess.run([sys.executable, "-m", "console.commands.bench_startup"] + (["--web"] if web else []),
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([sys.executable, "-m", "bench.startup"] + (["--web"] if web else []),
+                             capture_output=True, text=True, check=True, cwd=CHECKOUT).stdout
         probe = json.loads(out)
         times.append(probe["first_frame"] - begin)
         rss = max(rss, probe["rss_mb"])
@@ -41,7 +43,7 @@ def first_frame_probe(web: bool) -> None:
     if web:
         from dataclasses import replace
 
-        from console.commands.bench_web import bench_web_config
+        from console.commands.measure_phone import bench_web_config
 
         attach_web(replace(config, web=bench_web_config()), app)
     app.start(time.monotonic())

@@ -1,15 +1,14 @@
-"""The games and the console the benchmark measures, shared by its in-process figures (`bench`)
-and those that run the console in a process of its own (`bench_processes`)."""
+"""The games `hues-console bench` measures and the console it measures them on: the busy game
+(10 players, 17 pawns down: the dearest play screen to draw), its reveal, and the console on the
+32x16 panel's PixelStrip stand-in. The lab (`python -m bench`) measures the same ones."""
 
 from __future__ import annotations
 
-import random
 import time
 
 from console.game import rules
 from console.game.board import ALL_CELLS, Cell, distance
-from console.game.record import action_to_json
-from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Next, Place
+from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
 from console.play.app import ConsoleApp
 from console.store.games import GameStore
 from console.view.ui import Ui
@@ -46,27 +45,11 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-def started_app() -> ConsoleApp:
-    """The console on the 32x16 panel's PixelStrip stand-in with an in-memory store, started."""
+def started_app(now: float | None = None) -> ConsoleApp:
+    """The console on the 32x16 panel's PixelStrip stand-in with an in-memory store, started
+    (at `now` on its clock; by default time.monotonic's)."""
     layout = Layout(LayoutOptions())
     app = ConsoleApp(OutputStage(layout), Ws281xDriver(layout.led_count, strip_factory=PixelStripStandIn),
                      EventQueue(), [], GameStore("memory://"))
-    app.start(time.monotonic())
+    app.start(time.monotonic() if now is None else now)
     return app
-
-
-def whole_game(players: int, seed: int = 5) -> list[dict]:
-    """A whole game's record (JSON objects), moves picked at random among the legal ones, a
-    second clue every round: what the attract loop and the video bench play back."""
-    rng = random.Random(seed)
-    actions = [NewGame(players=players, seed=seed, first_giver=0, variant="free")]
-    state = rules.apply(None, actions[0])
-    while not rules.is_terminal(state):
-        legal = rules.legal_actions(state)
-        if state.phase in ("clue2", "round_over"):
-            action = next(a for a in legal if isinstance(a, (Clue, Next)))
-        else:
-            action = rng.choice([a for a in legal if not isinstance(a, rules.TakeBack)] or legal)
-        state = rules.apply(state, action)
-        actions.append(action)
-    return [action_to_json(a) for a in actions]

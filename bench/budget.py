@@ -1,5 +1,5 @@
-"""The parts of `hues-console bench` about the box's budget, each with the console as a child
-process (`bench_processes.Child`): the run in a cgroup with a Pi Zero 2 W's share of a core, and
+"""The lab's runs about the box's budget, each with the console as a child process
+(`bench.processes.Child`): the run in a cgroup with a Pi Zero 2 W's share of a core, and
 a full garbage collection in the console's process as it runs.
 """
 
@@ -12,7 +12,8 @@ import tempfile
 import threading
 import time
 
-from console.commands.bench_processes import SETTLE_S, Child, Phones
+from bench.processes import SETTLE_S, Child, Phones
+from console.commands.measure_games import percentile
 
 
 def quota_figures(quota: float, seconds: float = 60.0, phones: int = 10, taps_per_s: float = 10.0) -> dict:
@@ -22,8 +23,6 @@ def quota_figures(quota: float, seconds: float = 60.0, phones: int = 10, taps_pe
     guessing screen changes by itself 3 times a second: over 20 s the frames' p99 was their
     latest of 60, and one run's read 55 ms where the others' read under 1 ms; over 60 s it is
     the third latest of 180."""
-    from console.commands.bench_games import percentile
-
     group = _cpu_group(quota)
     with tempfile.TemporaryDirectory() as directory:
         address = os.path.join(directory, "notify")
