@@ -44,8 +44,8 @@ def serve_console(screen: str, web: bool, notify: str | None) -> None:
     shown: list[tuple[float, object, object, object]] = []
     show = app.panel.show
 
-    def timed_show(frame, private=False):  # when each frame reached the driver, and what it was drawn from
-        sent = show(frame, private)
+    def timed_show(frame, private=False, brightness=None):  # when each frame reached the driver, and what it was drawn from
+        sent = show(frame, private, brightness)
         if sent:
             shown.append((time.monotonic(), frame, app.game, app.ui))
         return sent
