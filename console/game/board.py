@@ -32,7 +32,7 @@ class Cell(_CellFields):
     """One of the 480 cells. Only those exist: `Cell(99, 99)`, `Cell(-1, 0)` or `Cell(True, 0)` is a
     RuleError, so an off-board cell can never reach the rules, a record or the renderer. Each cell
     is made once; `Cell(r, c)` returns that object (a range check and an index: cheap enough for
-    the frame loop, see `hues-console bench`)."""
+    the frame loop)."""
 
     __slots__ = ()
 

@@ -137,7 +137,7 @@ class GameState:
         return self.target if self.phase in ("round_over", "game_over") else None
 
     def occupied(self, cell: Cell) -> bool:
-        return cell in map(_PAWN_CELL, self.pawns)  # no Python frame per pawn: a phone's tap asks twice
+        return cell in map(_PAWN_CELL, self.pawns)
 
 
 def regular_rounds(players: int) -> int:
@@ -325,16 +325,6 @@ def _place(state: GameState, a: Place) -> GameState:
     if state.to_place:
         return state
     return replace(state, phase="clue2") if state.phase == "guess1" else _score(state)
-
-
-def check_place(state: GameState, cell: Cell, player: int) -> None:
-    """`check(state, Place(cell, player))` for a `cell` and a `player` known to be a Cell and a
-    seat: a phone's cursor asks at every tap, and `check` would first check the action's types
-    and look up its handler (140 opcodes, 7 % of the Python a tap ran in the console's own code)."""
-    if state.phase in ("guess1", "guess2"):
-        _check_place(state, cell, player)
-    else:
-        check(state, Place(cell, player))  # not now: the RuleError `apply` would raise
 
 
 def _check_place(state: GameState, cell: Cell, player: int | None) -> int:

@@ -116,7 +116,7 @@ def _round(game: GameState, ui: Ui, player: Player, intent: Intent, t: float) ->
     if kind in (intents.PointAt, intents.Place):
         if game.phase not in GUESS_PHASES:
             raise Refusal("not_guessing", f"nobody guesses now (the game is at {game.phase})")
-        rules.check_place(game, intent.cell, player.seat)  # its turn and its cell, the engine's refusals
+        rules.check(game, rules.Place(intent.cell, player.seat))  # its turn and its cell: the engine's refusals
         ui = ui.with_cursor(intent.cell)
         return _place(game, ui, t) if kind is intents.Place else Step(game, ui)
     if kind is intents.ChooseTarget:

@@ -12,10 +12,9 @@ from console.view.moment import Moment
 from console.view.palette import board_colors
 
 # A glint crosses the idle board once every 20 s. Each of its steps wakes the box, and a wake-up
-# after a sleep costs about as much as the work it does (cold caches): every 10 s, the idle board
-# was the dearest still screen (4.8 wake-ups a second, 0.11-0.20 % of a core here). So it moves
-# two diagonals a step, 10 a second as before, in 24 steps: at most 2.5 wake-ups a second in any
-# 10 s (the 24 and the one that clears it). Its band is four diagonals (edge, middle, middle,
+# after a sleep costs about as much as the work it does (cold caches), so it moves two diagonals a
+# step, 10 a second, in 24 steps: at most 2.5 wake-ups a second in any 10 s (the 24 and the one
+# that clears it). Its band is four diagonals (edge, middle, middle,
 # edge), so every diagonal it crosses is lit alike: one step at the middle's level, one at the edge's.
 IDLE_GLINT_S = 20.0
 GLINT_STEP_S = 0.2  # 4.8 s to cross; then the board lies still

@@ -97,8 +97,7 @@ class Reel:
     up at each change.
 
     On the box a wake-up costs more than the drawing it does: after a sleep the caches are cold,
-    and a frame drawn then took 10 to 20 times as long as one drawn straight after another (77 us
-    against 6 here). `draw(t) -> (picture, until)` must be exact as `render_timed` is (the
+    and a frame drawn then takes many times as long as one drawn straight after another. `draw(t) -> (picture, until)` must be exact as `render_timed` is (the
     picture holds for [t, until)), so each picture is the one drawing at its time would give.
     None is drawn at or after `end` (a time the caller must look again itself)."""
 

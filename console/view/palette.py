@@ -227,8 +227,8 @@ def design_board(design: BoardDesign) -> tuple[RGB, ...]:
 def board_colors() -> tuple[RGB, ...]:
     """The board: 480 (r, g, b), index row * 30 + col, row 0 = A at the top, col 0 = column 1.
 
-    Computed when the code is built, not at every start (the search took 27 ms here, about a
-    quarter of a second on a Pi Zero 2 W): `board_table.BOARD` is `design_board(BoardDesign())`
+    Computed when the code is built, not at every start (the search is a noticeable part of a
+    start on a Pi Zero 2 W: docs/PERFORMANCE.md): `board_table.BOARD` is `design_board(BoardDesign())`
     written out, a test checks that it still is, and `board_table_text()` is the file to write
     after a change to the design (the test's message says how)."""
     return BOARD

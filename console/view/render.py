@@ -22,9 +22,8 @@ own cell, and everything else the table needs is in the status columns.
 - Pawns, cursors and the acting player's swatch keep one beat (a period of one second, the
   pawns' dark phase, the swatch's and the cursor's flicker starting at the same moment): the
   panel changes 3 times a second while guessing, not 7 to 8 on three rhythms, and the loop
-  sleeps in between. Each change wakes the box: 0.3-0.4 ms of a core here, most of it the
-  wake-up itself, so a third flicker step (4 a second) cost 0.14-0.16 % of a core where two
-  cost 0.09-0.11 % (`hues-console bench`'s still screens). A cursor on a refused cell (taken)
+  sleeps in between: each change wakes the box, and the wake-up costs more than the drawing (the
+  figures are in docs/PERFORMANCE.md). A cursor on a refused cell (taken)
   flickers red instead for REFUSED_S, from the moment of the press.
   Several cursors may be drawn (phone players', `Ui.remote_cursors`).
 
@@ -354,16 +353,13 @@ def _play(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fram
 
 class _PlayParts:
     """What the play screen draws from one state and Ui, whatever the time: its two bases (the
-    beat dark, lit) and the panel cursor's colour (None: no cursor of its own). The bases are
-    made of the state's pictures (`under`: the board, the pawns and the status columns but their
-    lower five rows), kept while the game does not change, and the Ui's lower rows: the loupe
-    (the colour under the cursor) or the second clue's choice. A cursor move draws those five
-    rows into two copies, not the board, the pawns and the status columns again: the loop's
-    draw of a cursor tap ran 5,933 opcodes, now about 3,900 (`bench_phones.tap_opcodes`)."""
+    beat dark, lit: the board, the pawns and the status columns with the loupe, the colour under
+    the cursor, or the second clue's choice in their lower rows) and the panel cursor's colour
+    (None: no cursor of its own)."""
 
-    __slots__ = ("state", "ui", "size", "asks_beat", "under", "bases", "cursor_color")
+    __slots__ = ("state", "ui", "size", "asks_beat", "bases", "cursor_color")
 
-    def __init__(self, state: GameState, ui: Ui, width: int, height: int, before: _PlayParts | None) -> None:
+    def __init__(self, state: GameState, ui: Ui, width: int, height: int) -> None:
         self.state, self.ui, self.size = state, ui, (width, height)
         phase = state.phase
         guessing = phase in ("guess1", "guess2")
@@ -371,24 +367,13 @@ class _PlayParts:
         # The beat is asked only when something follows it (no wake-ups for a blink nobody sees):
         # pawns (a pending pawn is in the record) or the acting player's swatch.
         self.asks_beat = bool(state.pawns) or actor is not None
-        if before is not None and before.state is state and before.size == self.size:
-            self.under = before.under
-        else:
-            color = state.colors[state.giver if actor is None else actor]
-            self.under = tuple(
-                _play_base(width, height, state.pawns, state.colors, bool(state.pawns) and lit,
-                           _status_rows(color, actor is None or lit, phase, None))
-                for lit in (False, True))
+        color = state.colors[state.giver if actor is None else actor]
         lower = _loupe(ui.cursor) if guessing else _glyph(_CHOICE_GLYPHS[ui.choice], WHITE) if phase == "clue2" else None
-        self.bases = self.under if lower is None else tuple(_with_lower(base, width, lower) for base in self.under)
+        self.bases = tuple(
+            _play_base(width, height, state.pawns, state.colors, bool(state.pawns) and lit,
+                       _status_rows(color, actor is None or lit, phase, lower))
+            for lit in (False, True))
         self.cursor_color = state.colors[actor] if guessing and actor is not None else None
-
-
-def _with_lower(base: bytes, width: int, lower: tuple[bytes, ...]) -> bytes:
-    """`base` with `lower` in its status columns' bottom rows."""
-    pixels = bytearray(base)
-    _put_status(pixels, width, lower, screens.PANEL_H - len(lower))
-    return bytes(pixels)
 
 
 _play_kept: list[_PlayParts | None] = [None]  # the last state's: a still screen draws from one for many frames
@@ -399,7 +384,7 @@ def _play_parts(state: GameState, ui: Ui, width: int, height: int) -> _PlayParts
     objects, the same parts)."""
     kept = _play_kept[0]
     if kept is None or kept.state is not state or kept.ui is not ui or kept.size != (width, height):
-        kept = _play_kept[0] = _PlayParts(state, ui, width, height, kept)
+        kept = _play_kept[0] = _PlayParts(state, ui, width, height)
     return kept
 
 

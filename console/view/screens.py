@@ -296,7 +296,7 @@ def game_over(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
 
 RIPPLE_SPEED = 6.0  # pixels a second while the room cheers
 CHEER_S = 8.0  # then the ripples go on calmly until the idle board comes back
-RIPPLE_CALM_SPEED = 2.0  # each step is 128 LEDs set and a wake-up: 6 a second cost 0.21 % of a core here
+RIPPLE_CALM_SPEED = 2.0  # each step is 128 LEDs set and a wake-up: few a second once the cheering is over
 RIPPLE_SPACING = 4
 
 

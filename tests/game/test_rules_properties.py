@@ -119,28 +119,3 @@ def test_check_refuses_exactly_what_apply_refuses_with_the_same_words(game, data
                                 [*rules.DEFAULT_COLOR_NAMES, "mauve"]), max_size=11).map(tuple))))]
         for action in actions:
             assert _refusal(rules.check, state, action) == _refusal(rules.apply, state, action), action
-
-
-@common
-@given(legal_games(), st.data())
-def test_check_place_refuses_exactly_what_check_refuses_with_the_same_key_and_words(game, data):
-    """`check_place` (a phone's cursor, at every tap, without the action's type checks) is
-    `check` of the Place: for any state along a game, any cell and any seat, the same refusal
-    (its words, key and parameters) or none."""
-    _, states = game
-    for state in data.draw(st.lists(st.sampled_from(states), min_size=1, max_size=6)):
-        taps = data.draw(st.lists(st.tuples(st.integers(0, 15), st.integers(0, 29), st.integers(0, 9)), min_size=1,
-                                  max_size=8))
-        taps += [(pawn.cell.row, pawn.cell.col, 0) for pawn in state.pawns[-2:]]  # where a tap meets a pawn
-        for r, c, player in taps:
-            cell = rules.Cell(r, c)
-            place = _keyed_refusal(lambda s, a, b: rules.check(s, Place(a, b)), state, cell, player)
-            assert _keyed_refusal(rules.check_place, state, cell, player) == place
-
-
-def _keyed_refusal(check, *args):
-    try:
-        check(*args)
-    except rules.RuleError as exc:
-        return str(exc), exc.key, exc.params
-    return None
