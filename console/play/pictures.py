@@ -2,8 +2,8 @@
 alone long enough, else the renderer's.
 
 A still screen that changes by itself (a blink, the glint, the attract loop's steps) wakes the
-loop at each change, and after a sleep the caches are cold: a frame drawn then cost 77 us here
-against 6 us straight after another. So the frames come from a `Reel` drawn while neither the
+loop at each change, and after a sleep the caches are cold: a frame drawn then costs many times
+one drawn straight after another. So the frames come from a `Reel` drawn while neither the
 states nor the attract loop change: one frame after a change (a press costs no frames drawn for
 nothing), then twice as many each time the states outlast the reel, up to REEL_MOST, and a
 wake-up only looks its frame up. The attract loop's record is asked of the store when the idle
