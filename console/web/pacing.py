@@ -8,7 +8,7 @@ what it sends meanwhile waits in the socket (TCP then holds the sender back: uvi
 reading a websocket's transport after each message until the app receives it,
 websockets_sansio_impl.py `send_receive_event_to_app` and `receive`). A flood so costs no more
 than a page at the rate (four flooding phones made the loop's frame gaps p99 36 ms, max 110 ms;
-paced, 21 and 29 ms).
+paced, 21 and 29 ms). `read_paced` is that receive loop, for every page.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
+
+from starlette.websockets import WebSocketDisconnect
 
 from console.web.limits import LOCAL, Bucket, device, is_local, remembered
 
@@ -54,6 +56,32 @@ class Pacer:
     def wait_s(self) -> float:
         """How long until the next message may be read (0: at once)."""
         return self._bucket.wait(self.clock())
+
+
+async def read_paced(receive: Callable[[], Awaitable[dict]], pacer: Pacer, pause: Callable[[float], Awaitable[Any]],
+                     handle: Callable[[str | None], Awaitable[bool | None]],
+                     refuse: Callable[[str | None, TooFast], Awaitable[None]]) -> None:
+    """The receive loop of every websocket: each message `receive()` reads that the pacer lets
+    through goes to `handle(text)`, the first past the rate to `refuse(text, TooFast)`, those after
+    it nowhere; after each, the next is not read until `pause` has waited as long as the pacer says.
+    Ends when the page goes (or its connection fails under a send), or when `handle` returns True
+    (the connection is handed over or closed)."""
+    try:
+        while True:
+            raw = await receive()
+            if raw["type"] == "websocket.disconnect":
+                return
+            text = raw.get("text")
+            try:
+                if pacer.take() and await handle(text):
+                    return
+            except TooFast as exc:
+                await refuse(text, exc)
+            await pause(pacer.wait_s())
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        # gone while reading or answering (Starlette's WebSocketDisconnect; a RuntimeError when a
+        # send finds the connection closed already): no traceback
+        return
 
 
 class DevicePacers:

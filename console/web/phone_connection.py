@@ -26,7 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.play.remote import HOST_VERBS, VERBS as GAME_VERBS, RemoteCommand
 from console.web.messages import FIELDS, Message, MessageError, live_view_switch, message_json, parse_message
-from console.web.pacing import TooFast
+from console.web.pacing import TooFast, read_paced
 from console.web.limits import device, is_local
 from console.web.seats import SeatError, is_token, token_digest
 from console.web.views import board_message
@@ -124,11 +124,7 @@ class PhoneConnection:
         self.send(board_message())
         self.wake()  # the first view: built like every later one (no separate initial state)
         try:
-            await self._read()
-        except (WebSocketDisconnect, RuntimeError, OSError):
-            # the connection went while reading or closing (starlette's WebSocketDisconnected,
-            # a RuntimeError, when the writer's send had already found it gone): no traceback
-            pass
+            await read_paced(self._receive, self.pacer, self.room.pause, self._on_text, self._too_fast)
         finally:
             unsubscribe()
             writer.cancel()
@@ -164,36 +160,39 @@ class PhoneConnection:
             self._last_view = view
             await self.websocket.send_text(view)
 
-    async def _read(self) -> None:
-        while True:
-            raw = await self.websocket.receive()
-            if raw["type"] == "websocket.disconnect":
-                return
+    async def _receive(self) -> dict:
+        raw = await self.websocket.receive()
+        if raw["type"] == "websocket.receive":
             self.messages_read += 1
-            if self.messages_read == 1 and self.room.live_view and live_view_switch(raw.get("text")):
-                self.live_view = True  # WLED's live view, not a phone: `run` hands it over
-                return
-            try:
-                if self.pacer.take():
-                    message = parse_message(raw.get("text"), self.last_n)
-                    self.last_n = message.n
-                    self._handle(message)
-            except (MessageError, SeatError, TooFast) as exc:
-                self.send(refusal(self._n_of(raw), exc))
-            except Exception:  # a bug here must not end the phone's connection, nor reach it
-                log.exception("a phone's message could not be handled")
-                self.send(refusal(self._n_of(raw), SeatError("the box could not handle that message", "box_error")))
-            if self.flooded:
-                await self.websocket.close(code=POLICY_VIOLATION)
-                return
-            # The writer's turn: answers go out as messages come in; a phone past the rate is not
-            # read again until it may send (see pacing).
-            await self.room.pause(self.pacer.wait_s())
+        return raw
+
+    async def _on_text(self, text: str | None) -> bool:
+        """One message the pacer let through, handled or refused; True: no more are read (WLED's
+        live view, which `run` hands over; a phone that floods without reading, closed)."""
+        if self.messages_read == 1 and self.room.live_view and live_view_switch(text):
+            self.live_view = True
+            return True
+        try:
+            message = parse_message(text, self.last_n)
+            self.last_n = message.n
+            self._handle(message)
+        except (MessageError, SeatError) as exc:
+            self.send(refusal(self._n_of(text), exc))
+        except Exception:  # a bug here must not end the phone's connection, nor reach it
+            log.exception("a phone's message could not be handled")
+            self.send(refusal(self._n_of(text), SeatError("the box could not handle that message", "box_error")))
+        if self.flooded:
+            await self.websocket.close(code=POLICY_VIOLATION)
+            return True
+        return False
+
+    async def _too_fast(self, text: str | None, too_fast: TooFast) -> None:
+        self.send(refusal(self._n_of(text), too_fast))
 
     @staticmethod
-    def _n_of(raw: dict) -> int | None:
+    def _n_of(text: str | None) -> int | None:
         try:
-            n = message_json(raw.get("text") or "null").get("n")
+            n = message_json(text or "null").get("n")
         except (ValueError, AttributeError):
             return None
         return n if isinstance(n, int) and not isinstance(n, bool) else None
