@@ -44,9 +44,6 @@ READ_BYTES = 4096
 # stops it after every message (a pause and a resume: two epoll_ctl calls and the selector's
 # bookkeeping for each tap, a fifth of the server's time from reading a tap to the app having it)
 WAITING_MESSAGES = 8
-# The scope's extension under which a websocket's app finds `GuardedWebSocket.send_now`: a text
-# message written at once, or False where uvicorn's send would wait or raise
-SEND_NOW = "hues.send_now"
 OWED = (h11.IDLE, h11.SEND_BODY)  # the client's side of h11: a request not (wholly) sent yet
 
 
@@ -204,9 +201,8 @@ class GuardedHttp(H11Protocol):
 
 
 class GuardedWebSocket(WebSocketsSansIOProtocol):
-    """uvicorn's websocket protocol, leaving the connection's place in the pool when it goes,
-    reading at most READ_BYTES at a time and no more once WAITING_MESSAGES wait for the app, and
-    lending the app a send that does not wait (`SEND_NOW`)."""
+    """uvicorn's websocket protocol, leaving the connection's place in the pool when it goes, and
+    reading at most READ_BYTES at a time and no more once WAITING_MESSAGES wait for the app."""
 
     def __init__(self, *args: Any, guard: Guard, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -220,27 +216,6 @@ class GuardedWebSocket(WebSocketsSansIOProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.guard.pool.leave(self.transport)
         super().connection_lost(exc)
-
-    def handle_connect(self, event: Any) -> None:
-        """uvicorn's, and the app's scope lends it `send_now` (`SEND_NOW`)."""
-        super().handle_connect(event)
-        if self.handshake_initiated and not self.close_sent:  # the scope is made: the handshake goes on
-            self.scope["extensions"][SEND_NOW] = self.send_now
-
-    def send_now(self, text: str) -> bool:
-        """What uvicorn's `send` does with a text message once the connection is open
-        (websockets_sansio_impl.py): the same frame, written to the transport; or nothing and
-        False where that send would wait or raise (the transport takes no more until the phone
-        reads, or the connection is closing or gone), and where the transport is closing (that
-        send would still write, to a connection being aborted). Through Starlette's WebSocket, its
-        exception middleware and uvicorn's ASGI send, each message went through three coroutines
-        and their checks of the same state: 335 opcodes to write a view, 259 here."""
-        if not (self.conn.state is State.OPEN and self.writable.is_set() and not self.close_sent
-                and not self.disconnected and not self.transport.is_closing()):
-            return False  # open: the handshake done (not refused), no close frame either way
-        self.conn.send_text(text.encode())
-        self.transport.write(b"".join(self.conn.data_to_send()))
-        return True
 
     def send_receive_event_to_app(self) -> None:
         """uvicorn's, pausing the reading only once WAITING_MESSAGES wait: it pauses when it finds

@@ -136,23 +136,37 @@ class Pool:
         return self._counts.get(device(address), 0)
 
 
+ROUNDING = 1e-9  # a token short by less: there (who waited `wait` may go, whatever the rounding)
+
+
 class Bucket:
-    """A token bucket on an injected clock: `capacity` at once, `per_s` a second after that."""
+    """A token bucket on an injected clock: `capacity` tokens at once, `per_s` more a second. The
+    web layer's one rate limit: the wrong-code budgets here, each page's pacing and the replays'
+    throttle (`pacing`)."""
 
     def __init__(self, capacity: float, per_s: float, now: float) -> None:
-        self.capacity, self.per_s, self._level, self._at = capacity, per_s, capacity, now
+        self.capacity, self.per_s, self._level, self._at = capacity, per_s, float(capacity), now
 
     def level(self, now: float) -> float:
+        """The tokens there at `now` (below 0: owed, see `reserve`)."""
         self._level = min(self.capacity, self._level + (now - self._at) * self.per_s)
         self._at = now
         return self._level
 
     def wait(self, now: float) -> float:
         """Seconds until one token is there (0: now)."""
-        return max(0.0, (1 - self.level(now)) / self.per_s)
+        short = 1 - self.level(now)
+        return short / self.per_s if short > ROUNDING else 0.0
 
     def take(self, now: float) -> None:
+        """One token, if one is there: an empty bucket stays empty."""
         self._level = max(0.0, self.level(now) - 1)
+
+    def reserve(self, now: float) -> float:
+        """One token, owed if none is there: the seconds until it is (after those owed before)."""
+        wait = self.wait(now)
+        self._level -= 1
+        return wait
 
 
 def remembered(table: OrderedDict, key: str, new: Callable[[], Any]) -> Any:

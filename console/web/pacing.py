@@ -8,16 +8,19 @@ what it sends meanwhile waits in the socket (TCP then holds the sender back: uvi
 reading a websocket's transport after each message until the app receives it,
 websockets_sansio_impl.py `send_receive_event_to_app` and `receive`). A flood so costs no more
 than a page at the rate (four flooding phones made the loop's frame gaps p99 36 ms, max 110 ms;
-paced, 21 and 29 ms).
+paced, 21 and 29 ms). `read_paced` is that receive loop, for every page.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
-from console.web.limits import LOCAL, device, is_local, remembered
+from starlette.websockets import WebSocketDisconnect
+
+from console.web.limits import LOCAL, Bucket, device, is_local, remembered
 
 RATE_PER_S, BURST = 30.0, 60  # a person taps a few a second; a page's own bursts fit in 60
 TOO_FAST = "too many messages: slow down (until then, messages are dropped)"
@@ -28,31 +31,57 @@ class TooFast(Exception):
 
 
 class Pacer:
-    """`burst` messages at once, `rate` a second after that, on `clock`."""
+    """`burst` messages at once, `rate` a second after that (a `Bucket` on `clock`); past them, the
+    first message is refused and the rest dropped until the page slows down."""
 
     def __init__(self, clock: Callable[[], float], rate: float = RATE_PER_S, burst: int = BURST) -> None:
-        self.clock, self.rate, self.burst = clock, rate, burst
-        self._allowance, self._checked, self._told = float(burst), clock(), False
+        self.clock = clock
+        self._bucket = Bucket(burst, rate, clock())
+        self._told = False
 
     def take(self) -> bool:
         """True: handle the message just read. False: drop it. TooFast: refuse it (the first
         one past the rate)."""
         now = self.clock()
-        self._allowance = min(float(self.burst), self._allowance + (now - self._checked) * self.rate)
-        self._checked = now
-        if self._allowance < 1 - 1e-9:  # a page that waited `wait_s` may send, rounding or not
+        if self._bucket.wait(now) > 0:
             if self._told:
                 return False
             self._told = True
             raise TooFast(TOO_FAST)
-        if self._allowance >= 2:  # it slowed down: should it flood again, it is told again
+        if self._bucket.level(now) >= 2:  # it slowed down: should it flood again, it is told again
             self._told = False
-        self._allowance -= 1
+        self._bucket.take(now)
         return True
 
     def wait_s(self) -> float:
         """How long until the next message may be read (0: at once)."""
-        return 0.0 if self._allowance >= 1 else (1 - self._allowance) / self.rate
+        return self._bucket.wait(self.clock())
+
+
+async def read_paced(receive: Callable[[], Awaitable[dict]], pacer: Pacer, pause: Callable[[float], Awaitable[Any]],
+                     handle: Callable[[str | None], Awaitable[bool | None]],
+                     refuse: Callable[[str | None, TooFast], Awaitable[None]]) -> None:
+    """The receive loop of every websocket: each message `receive()` reads that the pacer lets
+    through goes to `handle(text)`, the first past the rate to `refuse(text, TooFast)`, those after
+    it nowhere; after each, the next is not read until `pause` has waited as long as the pacer says.
+    Ends when the page goes (or its connection fails under a send), or when `handle` returns True
+    (the connection is handed over or closed)."""
+    try:
+        while True:
+            raw = await receive()
+            if raw["type"] == "websocket.disconnect":
+                return
+            text = raw.get("text")
+            try:
+                if pacer.take() and await handle(text):
+                    return
+            except TooFast as exc:
+                await refuse(text, exc)
+            await pause(pacer.wait_s())
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        # gone while reading or answering (Starlette's WebSocketDisconnect; a RuntimeError when a
+        # send finds the connection closed already): no traceback
+        return
 
 
 class DevicePacers:
@@ -77,14 +106,12 @@ class Throttle:
 
     def __init__(self, rate: float, clock: Callable[[], float] | None = None,
                  sleep: Callable[[float], Any] = asyncio.sleep) -> None:
-        self.period, self.next = 1.0 / rate, 0.0
+        self._bucket = Bucket(1, rate, -math.inf)  # full, whatever the clock reads
         self.clock, self.sleep = clock, sleep  # the running loop's clock by default
 
     async def wait(self) -> None:
         """The slot is taken before sleeping, so several connections sharing one throttle
         (the replays') queue up one period apart instead of all waking at the same instant."""
-        now = (self.clock or asyncio.get_running_loop().time)()
-        slot = max(now, self.next)
-        self.next = slot + self.period
-        if slot > now:
-            await self.sleep(slot - now)
+        wait = self._bucket.reserve((self.clock or asyncio.get_running_loop().time)())
+        if wait > 0:
+            await self.sleep(wait)

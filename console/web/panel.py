@@ -50,7 +50,7 @@ from console.view.hints import describe
 from console.view.render import ROOM_CODE_Y, render, shows_secret
 from console.web.hub import Hub, Snapshot, changed_event
 from console.web.messages import live_view_switch, message_json
-from console.web.pacing import DevicePacers, Pacer, TooFast
+from console.web.pacing import DevicePacers, Pacer, read_paced
 from console.web.limits import LIMITS, Limits, Pool
 from console.web.phone_connection import POLICY_VIOLATION, client_address
 from console.web.phones import asset, take_place
@@ -227,18 +227,8 @@ class PanelStream:
         unsubscribe = self.hub.subscribe(wake)
         writer = asyncio.create_task(self._write(watcher, changed, spectator))
         try:
-            while True:
-                raw = await websocket.receive()
-                if raw["type"] == "websocket.disconnect":
-                    return
-                try:
-                    if pacer.take():
-                        await on_text(watcher, raw.get("text"))
-                except TooFast as exc:
-                    await refuse(websocket, str(exc))
-                await self.pause(pacer.wait_s())
-        except (WebSocketDisconnect, RuntimeError):
-            return
+            await read_paced(websocket.receive, pacer, self.pause, lambda text: on_text(watcher, text),
+                             lambda text, too_fast: refuse(websocket, str(too_fast)))
         finally:
             unsubscribe()
             writer.cancel()

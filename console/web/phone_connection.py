@@ -31,9 +31,8 @@ from console.game.board import RuleError
 from console.play import intents
 from console.play.intents import Player, Refusal
 from console.play.ports import Request
-from console.web.guard import SEND_NOW
 from console.web.messages import Message, MessageError, live_view_switch, message_json, parse_message
-from console.web.pacing import TooFast
+from console.web.pacing import TooFast, read_paced
 from console.web.limits import device, is_local
 from console.web.seats import is_token, new_token, token_digest
 from console.web.views import board_message
@@ -60,10 +59,8 @@ def _same(given: str, secret: str) -> bool:
 
 
 class PhoneConnection:
-    """One phone: a reader task for its messages, a writer task for what it is sent. A view owed
-    while nothing waits in the outbox goes out in the room's pass instead (`PhoneRoom.send_views`),
-    with every other phone's in one turn of the loop: waking a writer task per phone at every tap
-    cost each phone a task switch (17-18 us from one phone's send to the next, 14 us without)."""
+    """One phone: a reader task for its messages, a writer task for everything it is sent, in
+    order: the answers and its view, built when the writer comes to it (the newest then)."""
 
     def __init__(self, room: Any, websocket: WebSocket) -> None:  # the phones.PhoneRoom it is in
         self.room, self.websocket = room, websocket
@@ -77,12 +74,7 @@ class PhoneConnection:
         self.pin_host = False
         self.last_n = 0
         self._last_view = ""
-        self._woken = False  # a view is owed: in the outbox (None), or by the room's pass
-        self._owed_by_room = False
-        # a text message written at once, False if it would wait (the guard's scope extension;
-        # without it every message is the writer's)
-        self._send_now: Callable[[str], bool] = getattr(websocket, "scope", {}).get("extensions", {}).get(
-            SEND_NOW, lambda text: False)
+        self._woken = False  # a view is owed: None waits in the outbox
         self.flooded = False
         self.live_view = False  # the first message was WLED's {"lv": true}
         self.messages_read = 0  # what the phone sent, read so far (dropped ones too)
@@ -108,18 +100,13 @@ class PhoneConnection:
         return self.pin_host or (self.seat is not None and self.seat == self.room.seating().host_seat)
 
     def wake(self) -> None:
-        """The phone is owed its view: by the room's next pass when its writer has nothing to
-        send, else after what waits in its outbox."""
+        """The phone is owed its view: its writer sends it after what waits in its outbox."""
         if not self.admitted and self._last_view:
             return  # the page shows the code form until then: no view to build at each change
         if self._woken:
             return
         self._woken = True
-        if self._waiting is not None and not self.outbox:
-            self._owed_by_room = True
-            self.room.owe_view(self)
-        else:
-            self._post(None)
+        self._post(None)
 
     def send(self, message: dict) -> None:
         if len(self.outbox) >= MAX_OUTBOX:  # it floods us faster than it reads the answers
@@ -129,11 +116,7 @@ class PhoneConnection:
 
     def _post(self, message: dict | None) -> None:
         """Into the outbox, waking the writer if it waits. A future, not an asyncio.Queue: the
-        queue's own bookkeeping was most of a writer's wake-up. A view the room's pass owes goes
-        first, as it was owed first."""
-        if self._owed_by_room:
-            self._owed_by_room = False
-            self.outbox.append(None)
+        queue's own bookkeeping was most of a writer's wake-up."""
         self.outbox.append(message)
         waiting, self._waiting = self._waiting, None
         if waiting is not None and not waiting.done():
@@ -145,11 +128,7 @@ class PhoneConnection:
         self.send(board_message())
         self.wake()  # the first view: built like every later one (no separate initial state)
         try:
-            await self._read()
-        except (WebSocketDisconnect, RuntimeError, OSError):
-            # the connection went while reading or closing (starlette's WebSocketDisconnected,
-            # a RuntimeError, when the writer's send had already found it gone): no traceback
-            pass
+            await read_paced(self._receive, self.pacer, self.room.pause, self._on_text, self._too_fast)
         finally:
             unsubscribe()
             writer.cancel()
@@ -173,76 +152,51 @@ class PhoneConnection:
             pass
 
     async def _send_view(self) -> None:
-        view = self._owed_view()
-        if view is not None:
-            self._last_view = view
-            await self.websocket.send_text(view)
-
-    def _owed_view(self) -> str | None:
-        """The view, unless it is the one sent last. A bug met building it is logged and the phone
-        gets the next one: it must not end this phone's writer, nor the room's pass for the others."""
+        """The view as it stands now, unless it is the one sent last. A bug met building it is
+        logged and the phone gets the next one: it must not end this phone's writer."""
         self._woken = False
         try:
             view = self.room.view_text(self.seat, self.host, self.digest)
         except Exception:
             log.exception("a phone's view could not be sent")
-            return None
-        return None if view == self._last_view else view
-
-    def send_owed_view(self) -> None:
-        """In the room's pass: the view, written at once when the transport takes it (the writer
-        sleeps with nothing to send meanwhile, so nothing overtakes it), else by the writer once
-        it can."""
-        waiting = self._waiting
-        if not self._owed_by_room or waiting is None or waiting.done():  # the outbox has it now, or the writer has gone
             return
-        self._owed_by_room = False
-        view = self._owed_view()
-        if view is None:
-            return
-        try:
-            sent = self._send_now(view)
-        except Exception:  # a bug there must not end the pass for the phones after this one
-            log.exception("a phone's view could not be written at once")
-            sent = False
-        if sent:
+        if view != self._last_view:
             self._last_view = view
-        else:
-            self._woken = True
-            self._post(None)
+            await self.websocket.send_text(view)
 
-    async def _read(self) -> None:
-        while True:
-            raw = await self.websocket.receive()
-            if raw["type"] == "websocket.disconnect":
-                return
+    async def _receive(self) -> dict:
+        raw = await self.websocket.receive()
+        if raw["type"] == "websocket.receive":
             self.messages_read += 1
-            if self.messages_read == 1 and self.room.live_view and live_view_switch(raw.get("text")):
-                self.live_view = True  # WLED's live view, not a phone: `run` hands it over
-                return
-            self.room.pass_follows()
-            try:
-                if self.pacer.take():
-                    message = parse_message(raw.get("text"), self.last_n)
-                    self.last_n = message.n
-                    self._handle(message)
-            except (MessageError, RuleError, TooFast) as exc:
-                self.send(refusal(self._n_of(raw), exc))
-            except Exception:  # a bug here must not end the phone's connection, nor reach it
-                log.exception("a phone's message could not be handled")
-                self.send(refusal(self._n_of(raw), Refusal("box_error", "the box could not handle that message")))
-            self.room.send_views()  # what this message changed, to every phone now (the room's pass)
-            if self.flooded:
-                await self.websocket.close(code=POLICY_VIOLATION)
-                return
-            # The writer's turn: answers go out as messages come in; a phone past the rate is not
-            # read again until it may send (see pacing).
-            await self.room.pause(self.pacer.wait_s())
+        return raw
+
+    async def _on_text(self, text: str | None) -> bool:
+        """One message the pacer let through, handled or refused; True: no more are read (WLED's
+        live view, which `run` hands over; a phone that floods without reading, closed)."""
+        if self.messages_read == 1 and self.room.live_view and live_view_switch(text):
+            self.live_view = True
+            return True
+        try:
+            message = parse_message(text, self.last_n)
+            self.last_n = message.n
+            self._handle(message)
+        except (MessageError, RuleError) as exc:
+            self.send(refusal(self._n_of(text), exc))
+        except Exception:  # a bug here must not end the phone's connection, nor reach it
+            log.exception("a phone's message could not be handled")
+            self.send(refusal(self._n_of(text), Refusal("box_error", "the box could not handle that message")))
+        if self.flooded:
+            await self.websocket.close(code=POLICY_VIOLATION)
+            return True
+        return False
+
+    async def _too_fast(self, text: str | None, too_fast: TooFast) -> None:
+        self.send(refusal(self._n_of(text), too_fast))
 
     @staticmethod
-    def _n_of(raw: dict) -> int | None:
+    def _n_of(text: str | None) -> int | None:
         try:
-            n = message_json(raw.get("text") or "null").get("n")
+            n = message_json(text or "null").get("n")
         except (ValueError, AttributeError):
             return None
         return n if isinstance(n, int) and not isinstance(n, bool) else None

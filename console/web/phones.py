@@ -65,9 +65,6 @@ class PhoneRoom:
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
         self._views: tuple[Any, ViewTexts | None] = (None, None)  # (snapshot, the views built from it so far)
-        self._owed: dict[PhoneConnection, None] = {}  # the phones the next pass sends their view, in order
-        self._pass_due = False
-        self._loop_owed = False  # a request was done: the loop's thread is woken after the pass
         # WLED's live view on /ws (set by the wiring to the panel's stream): a client whose first
         # message is {"lv": true} is served the panel's frames instead of a seat
         self.live_view: Callable[[WebSocket], Awaitable[None]] | None = None
@@ -158,38 +155,13 @@ class PhoneRoom:
                           open_seats=seating.open_seats(len(snap.ui.colors), playing),
                           host_pin=bool(self.host_pin), host_seat=seating.host_seat)
 
-    def owe_view(self, phone: PhoneConnection) -> None:
-        """`phone` is sent its view in the next pass: the reader whose request changed the state
-        makes it at once (`pass_follows`), else one turn of the loop does for every phone."""
-        self._owed[phone] = None
-        if not self._pass_due:
-            self._pass_due = True
-            phone.loop.call_soon(self.send_views)
-
     def request(self, command: ports.Request) -> None:
-        """A phone's game request: done here and published (`take_request`). The phones' views
-        go out in the pass that follows (`pass_follows`), and only then is the loop's thread
-        woken to draw the panel: woken sooner, it would take the interpreter at the first system
-        call of a send and draw first."""
+        """A phone's game request: done here and published (`take_request`), which wakes every
+        phone's writer; the loop's thread is woken to draw the panel a turn later, once the
+        writers have sent the views: woken sooner, it would take the interpreter at the first
+        system call of a send and draw first."""
         self.take_request(command)
-        self._loop_owed = True
-
-    def pass_follows(self) -> None:
-        """The caller runs `send_views` before it next yields to the loop: a view owed until then
-        goes out in that pass, without a turn of the loop and a task of its own (made for nothing
-        at every tap)."""
-        self._pass_due = True
-
-    def send_views(self) -> None:
-        """The pass: each owed phone's view, in turn (`PhoneConnection.send_owed_view`), each
-        written before the pass goes on or handed to that phone's writer."""
-        self._pass_due = False  # from here on, a view owed is another pass's
-        owed, self._owed = self._owed, {}
-        for phone in owed:
-            phone.send_owed_view()
-        if self._loop_owed:
-            self._loop_owed = False
-            self.events.wake()
+        asyncio.get_running_loop().call_soon(self.events.wake)
 
 
 def take_place(pool: Pool, websocket: WebSocket) -> bool:

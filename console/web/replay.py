@@ -24,13 +24,13 @@ from typing import Any, Callable
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from console.game.rules import RuleError
 from console.store.format import StoreError
 from console.view.timeline import Timeline, stored_timeline
 from console.web.messages import message_json
-from console.web.pacing import DevicePacers, Throttle, TooFast
+from console.web.pacing import DevicePacers, Throttle, read_paced
 from console.web.panel import PAGE, live_view, refuse
 from console.web.limits import LIMITS, Limits, Pool
 from console.web.phone_connection import POLICY_VIOLATION, client_address
@@ -128,20 +128,17 @@ class ReplayRoom:
             await refuse(websocket, str(exc))
             await websocket.close()
             return
-        sent, pacer = None, self._pacers(client_address(websocket))
-        try:
-            while True:
-                raw = await websocket.receive()
-                if raw["type"] == "websocket.disconnect":
-                    return
-                try:
-                    if pacer.take():
-                        sent = await self._show(websocket, timeline, raw.get("text"), sent)
-                except (ReplayError, TooFast) as exc:
-                    await refuse(websocket, str(exc))
-                await self.pause(pacer.wait_s())
-        except (WebSocketDisconnect, RuntimeError):
-            return
+        sent: bytes | None = None  # the frame the page has
+
+        async def show(text: str | None) -> None:
+            nonlocal sent
+            try:
+                sent = await self._show(websocket, timeline, text, sent)
+            except ReplayError as exc:
+                await refuse(websocket, str(exc))
+
+        await read_paced(websocket.receive, self._pacers(client_address(websocket)), self.pause, show,
+                         lambda text, too_fast: refuse(websocket, str(too_fast)))
 
     async def _show(self, websocket: WebSocket, timeline: Timeline, text: str | None, sent: bytes | None) -> bytes:
         """The frame at the moment `text` asks for, unless it is the one the page has (`sent`)."""

@@ -5,10 +5,12 @@ refusals on /panel/ws took half a core and made phones' taps 660 ms late (p99)."
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections import namedtuple
 
 import pytest
+from hypothesis import given, strategies as st
 
 from console.view.timeline import Timeline
 from console.web.hub import Hub
@@ -16,7 +18,7 @@ from console.web.pacing import BURST, RATE_PER_S, TOO_FAST
 from console.web.panel import SIM_RATE_PER_S, PanelStream
 from console.web.phones import PhoneRoom
 from console.web.replay import MAX_FRAMES_PER_S, ReplayRoom
-from console.web.limits import Attempts
+from console.web.limits import Attempts, Bucket
 from console.store.games import GameStore
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions
@@ -104,3 +106,20 @@ def test_a_paced_page_is_answered_again_once_it_slows_down():
     in_own_loop(handler(page))
     assert page.refusals == [answer] * 300  # slowed to the rate, never dropped
     assert clock() == pytest.approx(100.0 + (300 - BURST + 1) / rate)  # a wait after each past the burst
+
+
+@given(st.lists(st.floats(0, 2), max_size=80), st.integers(1, 10), st.floats(0.5, 50))
+def test_a_bucket_gives_its_capacity_and_its_rate_and_no_more_and_a_token_to_who_waited(gaps, capacity, per_s):
+    """The one bucket under the pacing, the wrong-code budgets and the throttle."""
+    now, bucket, taken = 0.0, Bucket(capacity, per_s, 0.0), []
+    for gap in gaps:
+        now += gap
+        wait = bucket.wait(now)
+        if wait > 0:
+            assert copy.copy(bucket).wait(now + wait) == 0  # who waits as long as told may go
+            continue
+        bucket.take(now)
+        taken.append(now)
+    for first in range(len(taken)):
+        for last in range(first, len(taken)):
+            assert last - first + 1 <= capacity + per_s * (taken[last] - taken[first]) + 1e-6

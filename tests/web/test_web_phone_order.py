@@ -1,9 +1,8 @@
-"""A phone is sent its messages and views in the order they were owed, whether a view goes out in
-the room's pass (from the reader whose request changed the state, or in a turn of the loop after
-a publish from the app's thread) or from the phone's own writer (its transport would not take it
-at once); a phone whose transport is full, whose connection ends mid-send or whose view cannot
-be built holds up no other phone; and the loop's thread is woken to draw a request's change only
-once every phone has its view."""
+"""A phone is sent its messages and views in the order they were owed, by its own writer, whether
+the change came from a phone's request (done in the server's thread), from the server's thread
+otherwise or from the app's thread; a phone whose transport is full, whose connection ends
+mid-send, whose send fails or whose view cannot be built holds up no other phone; and the loop's
+thread is woken to draw a request's change only once every phone has its view."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ import json
 from hypothesis import example, given, settings, strategies as st
 
 from console.view.ui import SetupChoices, Ui
-from console.web.guard import SEND_NOW
 from console.web.hub import Hub
 from console.web.limits import Attempts
 from console.web.phone_connection import PhoneConnection
@@ -26,9 +24,8 @@ PHONES = 3
 
 
 class Wire:
-    """A phone's websocket as the app sees Starlette's on our uvicorn protocol: the scope lends the
-    guard's `send_now`, which writes while the transport takes more and else says False, and a
-    send waits while it does not (uvicorn's websockets_sansio_impl `send` begins with
+    """A phone's websocket as the app sees Starlette's on our uvicorn protocol: a send waits while
+    the transport takes no more (uvicorn's websockets_sansio_impl `send` begins with
     `await self.writable.wait()`)."""
 
     client = None
@@ -38,18 +35,11 @@ class Wire:
         self.yields = yields  # a send that gives the loop turns even when the transport takes it
         self.writable = asyncio.Event()
         self.writable.set()
-        self.scope = {"extensions": {SEND_NOW: self.send_now}}
         self.got: list[dict] = []
         self.incoming: asyncio.Queue = asyncio.Queue()
 
     async def receive(self) -> dict:
         return await self.incoming.get()
-
-    def send_now(self, text: str) -> bool:
-        """The guard's `send_now`: written at once, or False while the transport takes no more."""
-        if self.writable.is_set():
-            self.got.append(json.loads(text))
-        return self.writable.is_set()
 
     async def send_text(self, text: str) -> None:
         await self.writable.wait()
@@ -71,6 +61,7 @@ async def connected_room(yields=(0,) * PHONES) -> tuple[Hub, PhoneRoom, list[Pho
     hub = Hub()
     hub.publish_state(None, state(0), 0.0)
     room = PhoneRoom(hub, EventQueue(), Attempts(FakeClock()))
+    room.take_request = lambda request: hub.publish_state(None, state(request), 0.0)  # as the app's: done, published
     wires = [Wire(y) for y in yields]
     phones = [PhoneConnection(room, wire) for wire in wires]
     for phone in phones:
@@ -101,7 +92,7 @@ OPS = st.lists(st.one_of(
 
 @settings(max_examples=200, deadline=None)
 @given(OPS, st.lists(st.integers(0, 3), min_size=PHONES, max_size=PHONES))
-# the pass in the middle of a send that yields when that phone is sent a message and goes
+# a change in the middle of a send that yields when that phone is sent a message and goes
 @example([("publish", "later"), ("turn", 3), ("note", 0), ("leave", 0), ("publish", "later")], [3, 0, 0])
 def test_each_phone_gets_every_message_in_order_and_each_view_before_what_was_sent_after_it(ops, yields):
     async def play() -> tuple[list[list[dict]], list[list[tuple[int, int]]], int, set[int]]:
@@ -116,12 +107,10 @@ def test_each_phone_gets_every_message_in_order_and_each_view_before_what_was_se
                 version += 1
                 if arg == "app thread":
                     await loop.run_in_executor(None, hub.publish_state, None, state(version), 0.0)
-                else:  # done in the server's thread, as a phone's request is
-                    if arg == "reader":  # as PhoneConnection._read does: the pass follows the request
-                        room.pass_follows()
+                elif arg == "reader":  # a phone's request, as its reader makes it (done in the server's thread)
+                    room.request(version)
+                else:  # published in the server's thread otherwise
                     hub.publish_state(None, state(version), 0.0)
-                    if arg == "reader":
-                        room.send_views()
             elif op == "note":
                 phones[arg].send({"t": "note", "k": len(notes[arg])})
                 notes[arg].append((len(notes[arg]), version))
@@ -158,12 +147,12 @@ def test_each_phone_gets_every_message_in_order_and_each_view_before_what_was_se
             assert max(versions(before), default=-1) >= owed, (k, owed, said)
 
 
-def test_a_change_reaches_every_phone_in_the_readers_turn_and_a_full_one_holds_up_no_other():
+def test_a_change_reaches_every_phone_and_a_full_one_holds_up_no_other():
     async def play() -> list[list[int]]:
         hub, room, phones, wires, tasks = await connected_room()
         wires[0].writable.clear()  # its phone reads nothing: the transport takes no more
-        hub.publish_state(None, state(1), 0.0)
-        room.send_views()
+        room.request(1)
+        await settle(1)  # one turn of the loop: each writer's
         sent_in_turn = [versions(wire.got) for wire in wires]
         wires[0].writable.set()
         await settle()
@@ -172,7 +161,7 @@ def test_a_change_reaches_every_phone_in_the_readers_turn_and_a_full_one_holds_u
         return sent_in_turn + [versions(wires[0].got)]
 
     in_turn_0, in_turn_1, in_turn_2, drained_0 = in_own_loop(play())
-    assert in_turn_1 == in_turn_2 == [0, 1]  # sent before the reader's turn ended
+    assert in_turn_1 == in_turn_2 == [0, 1]  # sent in the turn after the request
     assert in_turn_0 == [0] and drained_0 == [0, 1]  # its writer sends it once the phone reads again
 
 
@@ -189,9 +178,9 @@ def test_a_phone_whose_view_cannot_be_built_holds_up_no_other(caplog):
 
         room.view_text = failing_once
         hub.publish_state(None, state(1), 0.0)
-        room.send_views()
+        await settle()
         hub.publish_state(None, state(2), 0.0)
-        room.send_views()
+        await settle()
         for task in tasks:
             task.cancel()
         return [versions(wire.got) for wire in wires]
@@ -201,58 +190,24 @@ def test_a_phone_whose_view_cannot_be_built_holds_up_no_other(caplog):
     assert "a phone's view could not be sent" in caplog.text
 
 
-def test_a_direct_write_that_fails_holds_up_no_other_phone_and_its_writer_sends_the_view(caplog):
+def test_a_send_that_fails_holds_up_no_other_phone_and_the_loop_is_woken_all_the_same():
     async def play() -> tuple[list[list[int]], bool]:
         hub, room, phones, wires, tasks = await connected_room()
 
-        def broken(text: str) -> bool:  # a bug met writing phone 1's view at once
+        async def broken(text: str) -> None:  # a bug met sending phone 1's view
             raise ValueError("a bug")
 
-        phones[1]._send_now = broken
-        room._loop_owed = True  # as after a request: the pass wakes the loop's thread
+        wires[1].send_text = broken
         woken = []
         room.events = type("Events", (), {"wake": lambda self: woken.append(1)})()
-        hub.publish_state(None, state(1), 0.0)
-        room.send_views()
-        in_turn = [versions(wire.got) for wire in wires]
+        room.request(1)
         await settle()
         for task in tasks:
             task.cancel()
-        return in_turn + [versions(wires[1].got)], bool(woken)
+        return [versions(wire.got) for wire in wires], bool(woken)
 
-    (first, second, third, later), woken = in_own_loop(play())
-    assert first == third == [0, 1] and second == [0] and later == [0, 1]  # its writer sent it
-    assert woken and "a phone's view could not be written at once" in caplog.text
-
-
-def test_a_view_that_cannot_be_built_for_the_writer_leaves_the_writer_sending(caplog):
-    async def play() -> list[list[int]]:
-        hub, room, phones, wires, tasks = await connected_room()
-        view_text, calls = room.view_text, []
-
-        def failing_fourth(*args, **kwargs):  # phone 1's by its writer (the pass's found its transport full)
-            calls.append(1)
-            if len(calls) == 4:
-                raise KeyError("a bug")
-            return view_text(*args, **kwargs)
-
-        room.view_text = failing_fourth
-        wires[1].writable.clear()  # its view goes to its writer, which waits for the transport
-        hub.publish_state(None, state(1), 0.0)
-        room.send_views()
-        wires[1].writable.set()
-        await settle()
-        hub.publish_state(None, state(2), 0.0)
-        room.send_views()
-        await settle()
-        for task in tasks:
-            task.cancel()
-        return [versions(wire.got) for wire in wires]
-
-    seen = in_own_loop(play())
-    assert seen[0] == seen[2] == [0, 1, 2] and seen[1] == [0, 2]  # its writer lived on to send the next
-    assert "a phone's view could not be sent" in caplog.text
-
+    (first, second, third), woken = in_own_loop(play())
+    assert first == third == [0, 1] and second == [0] and woken
 
 
 class WakeLog:
@@ -274,7 +229,7 @@ def test_a_request_wakes_the_loop_once_and_only_after_every_phone_has_its_view()
     async def play() -> list[list[list[int]]]:
         hub, room, phones, wires, tasks = await connected_room()
         room.events = log = WakeLog(wires)
-        room.take_request = lambda request: hub.publish_state(None, state(request.intent.cell.col + 1), 0.0)  # as the app's
+        room.take_request = lambda request: hub.publish_state(None, state(request.intent.cell.col + 1), 0.0)
         phones[0].seat = 0
         # two taps, then the second one's number again: refused, the app is not asked
         for n, cell in ((1, "A2"), (2, "A3"), (2, "A4")):

@@ -1,9 +1,8 @@
 """Our uvicorn websocket protocol driven byte by byte (websockets' own client protocol on one
 side, a transport that records on the other), so moments a real socket hits only now and then
 are hit every time: the console stopping while a phone says goodbye (uvicorn's shutdown meets a
-websocket whose close frame has just been answered), messages arriving faster than the app
-takes them (when the socket stops being read), and the views written without the ASGI send
-(`send_now`) as that send writes them, and not where it would wait or fail."""
+websocket whose close frame has just been answered), and messages arriving faster than the app
+takes them (when the socket stops being read)."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from websockets.client import ClientProtocol
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from console.web.guard import SEND_NOW, WAITING_MESSAGES, Guard, GuardedWebSocket
+from console.web.guard import WAITING_MESSAGES, Guard, GuardedWebSocket
 from console.web.limits import LIMITS
 
 
@@ -129,95 +128,32 @@ def test_the_socket_is_read_on_until_the_app_falls_behind_and_again_once_it_has_
     asyncio.run(flood())
 
 
-def test_send_now_writes_what_the_asgi_send_writes_and_nothing_where_that_send_would_wait_or_fail():
-    """The room's pass writes each phone's view with `send_now`; False sends it through the
-    phone's writer, the ASGI send, instead (which waits for a full transport, or finds the
-    connection gone)."""
+def test_a_view_is_one_text_frame_and_its_send_waits_while_the_phone_does_not_read():
+    """A phone's writer sends its view with the ASGI send (`PhoneConnection._write`): one text
+    frame the phone reads back as it was sent, and a send that waits while the transport takes no
+    more (the writer of that phone alone waits), then writes."""
     opened: list = []
-    before_accepting: list = []
 
     async def app(scope, receive, send) -> None:
         await receive()
-        before_accepting.append(scope["extensions"][SEND_NOW]('{"t": "view"}'))  # the handshake not answered
         await send({"type": "websocket.accept"})
-        opened.append((scope["extensions"][SEND_NOW], send))
+        opened.append(send)
         while (await receive())["type"] != "websocket.disconnect":
             pass
 
-    async def play() -> list[bool]:
+    async def play() -> None:
         server, wire, phone = await connected(app)
-        send_now, asgi_send = opened[0]
+        asgi_send = opened[0]
         view = '{"t": "view", "game": {"cursor": "H15"}, "text": "caf\u00e9"}'
-        assert send_now(view)
-        written = wire.taken()
-        await asgi_send({"type": "websocket.send", "text": view})
-        assert wire.taken() == written  # the same frame
         phone.events_received()  # the handshake's answer
-        phone.receive_data(written)
-        assert [frame.data.decode() for frame in phone.events_received()] == [view]
-        refused = []
         server.pause_writing()  # the transport's buffer is full until the phone reads
-        refused.append(send_now(view))
-        server.resume_writing()
-        wire.closed = True  # aborted (its place in the pool went to another), not yet lost
-        refused.append(send_now(view))
-        wire.closed = False
-        assert send_now(view)
-        wire.taken()
-        phone.send_close(1001)  # the phone goes: its close frame is answered
-        server.data_received(b"".join(phone.data_to_send()))
-        wire.taken()
-        refused.append(send_now(view))
-        wire.closed = False  # the same, with the transport still open: the connection is not
-        refused.append(send_now(view))
-        assert wire.taken() == b""  # nothing written for any of them
-        return refused
-
-    assert asyncio.run(play()) == [False] * 4
-    assert before_accepting == [False]
-
-
-def test_send_now_writes_nothing_once_the_connection_is_lost():
-    opened: list = []
-
-    async def app(scope, receive, send) -> None:
-        await receive()
-        await send({"type": "websocket.accept"})
-        opened.append(scope["extensions"][SEND_NOW])
-        while (await receive())["type"] != "websocket.disconnect":
-            pass
-
-    async def play() -> tuple[bool, bytes]:
-        server, wire, phone = await connected(app)
-        server.connection_lost(ConnectionResetError())  # gone without a close frame either way
-        wire.closed = False  # even were the transport not closing yet
-        return opened[0]('{"t": "view"}'), wire.taken()
-
-    assert asyncio.run(play()) == (False, b"")
-
-
-def test_send_now_writes_nothing_once_the_app_has_closed_the_connection():
-    opened: list = []
-    close = asyncio.Event()
-
-    async def app(scope, receive, send) -> None:
-        await receive()
-        await send({"type": "websocket.accept"})
-        await close.wait()
-        await send({"type": "websocket.close", "code": 1008})  # as a phone that flooded is closed
-        opened.append(scope["extensions"][SEND_NOW])
-        while (await receive())["type"] != "websocket.disconnect":
-            pass
-
-    async def play() -> tuple[bool, bytes]:
-        server, wire, phone = await connected(app)
-        close.set()
+        sending = asyncio.ensure_future(asgi_send({"type": "websocket.send", "text": view}))
         for _ in range(5):
             await asyncio.sleep(0)
-        assert server.close_sent and wire.taken()  # the close frame
-        refused = opened[0]('{"t": "view"}')
-        written = wire.taken()
-        server.connection_lost(None)
-        return refused, written
+        assert not sending.done() and wire.taken() == b""
+        server.resume_writing()
+        await sending
+        phone.receive_data(wire.taken())
+        assert [frame.data.decode() for frame in phone.events_received()] == [view]
 
-    assert asyncio.run(play()) == (False, b"")
+    asyncio.run(play())
