@@ -92,10 +92,16 @@ def _code_file(frame) -> str:
     return path
 
 
-def _console_tap(phone, cell: str):
-    """A tap of `phone` (a BenchPhone) on `cell`, until its view shows the cursor there."""
-    return lambda: phone.wait_for(lambda m: m["t"] == "view" and m["game"]["cursor"] == cell,
-                                  phone.send("cursor", cell=cell))
+def _console_tap(phone, cell: str, events):
+    """A tap of `phone` (a BenchPhone) on `cell`, until the server has put its request on the
+    app's queue (`events`): the loop's tick does the rest."""
+    def tap() -> None:
+        phone.send("cursor", cell=cell)
+        deadline = time.monotonic() + WAIT_S
+        while not events.wait(deadline - time.monotonic()):  # False also after a drain before: wait on
+            if time.monotonic() >= deadline:
+                raise TimeoutError("the tap never reached the app's queue")
+    return tap
 
 
 def _anchor_tap(watcher, cell: str):
@@ -109,10 +115,11 @@ def _anchor_tap(watcher, cell: str):
 
 def tap_opcodes(taps: int = 5) -> dict:
     """The Python a phone's cursor tap runs in each server's thread, from its bytes arriving to
-    the loop waiting again: the console's (the busy game's guesser, one phone seated) and the
-    anchor's, each server in a thread of this process, counted opcode by opcode; and the
-    console's `panel`: its loop's tick after the tap, which draws the frame with the cursor
-    moved (the work a tap costs the box besides the phones'). Unlike the tap times
+    the loop waiting again: the console's (the busy game's guesser, one phone seated: reading the
+    tap and handing it to the app's queue) and the anchor's (its whole broadcast), each server in
+    a thread of this process, counted opcode by opcode; and the console's `panel`: its loop's
+    tick after the tap, which does the intent and draws the frame with the cursor moved. (The
+    view's building and writing, in the server's thread after the tick, is not counted.) Unlike the tap times
     (`bench.phones`) it does not depend on how warm the machine's caches are, so it says what a
     tap's p50 ratio follows: after 50 ms between taps each opcode costs about 0.09 us here.
     The median of `taps` counted taps, after as many uncounted."""
@@ -134,7 +141,7 @@ def tap_opcodes(taps: int = 5) -> dict:
         anchor_thread.start()
     finally:
         threading.settrace(None)
-    phone = BenchPhone(web.url, app.ui.room_code, current_player(app.game))
+    phone = BenchPhone(web.url, app.ui.room_code, current_player(app.game), tick=lambda: app.tick(time.monotonic()))
     for _ in range(int(WAIT_S / 0.01)):
         if anchor.started:
             break
@@ -144,11 +151,13 @@ def tap_opcodes(taps: int = 5) -> dict:
         with connect(url.replace("http://", "ws://") + "/", origin=url, compression=None, open_timeout=WAIT_S) as watcher:
             for i in range(2 * taps):
                 cell = f"{'AB'[i % 2]}{20 + i % 10}"  # free cells of the busy game, each tap another
-                for name, thread, tap in (("console", "hues-web", _console_tap(phone, cell)),
+                for name, thread, tap in (("console", "hues-web", _console_tap(phone, cell, app.events)),
                                           ("anchor", "anchor", _anchor_tap(watcher, cell))):
                     got = counter.during(thread, tap)
                     # what the loop's thread, woken by the tap, does: the panel's frame with the cursor moved
                     drawn = counter.running(lambda: app.tick(time.monotonic()))
+                    if name == "console":  # its view, out once the tick has published the state
+                        phone.wait_for(lambda m, cell=cell: m["t"] == "view" and m["game"]["cursor"] == cell)
                     if i >= taps:
                         counted[name].append(got)
                         if name == "console":

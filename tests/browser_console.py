@@ -53,7 +53,6 @@ class BrowserConsole:
         self.clock = FakeClock(1.0)
         self.app: ConsoleApp = build_app(self.config, "sim-headless", lambda events: [], rng=random.Random(seed))
         self.app.events = self.events = CountingQueue()
-        self.app.clock = self.clock  # a phone's request is done at the test's time too (take_request)
         self.web = attach_web(self.config, self.app, controls=controls)
         self.url = self.web.url
         self.browser = browser

@@ -128,10 +128,7 @@ class World:
             server=self.server, decode_responses=True, encoding_errors=STORED_BYTES))
         stage, driver, events, sources = build_io(config, "sim-headless", lambda events: [])
         self.now = now
-        # a phone's request is done in the server's thread as it comes (take_request), at the
-        # time of the world's last tick: time moves only with the ticks
-        self.app = ConsoleApp(stage, driver, events, sources, store, colors=config.players.colors, rng=self.rng,
-                              clock=lambda: self.now)
+        self.app = ConsoleApp(stage, driver, events, sources, store, colors=config.players.colors, rng=self.rng)
         self.web = attach_web(config, self.app, limits=UNHURRIED)
         self.app.room_codes = lambda: "ACEF"  # the same code in both worlds (it is not the secret)
         clock = self.web.room.clock = FastClock()

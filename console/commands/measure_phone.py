@@ -14,7 +14,7 @@ import dataclasses
 import json
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 from websockets.sync.client import connect
 
@@ -39,7 +39,7 @@ def bench_web_config() -> WebConfig:
 
 def attach_bench_web(app: ConsoleApp) -> WebCompanion:
     """The companion on a free loopback port, publishing the app's states (as `attach_web`)."""
-    web = WebCompanion(bench_web_config(), app.events, app.store, take_request=app.take_request)
+    web = WebCompanion(bench_web_config(), app.events, app.store)
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code
     app.ui = dataclasses.replace(app.ui, room_code=new_room_code())
@@ -49,9 +49,11 @@ def attach_bench_web(app: ConsoleApp) -> WebCompanion:
 
 class BenchPhone:
     """A phone that joins, takes a seat (None: watches) and keeps every message with its arrival
-    time; `source`: the address it connects from (another device on loopback: 127.0.0.x)."""
+    time; `source`: the address it connects from (another device on loopback: 127.0.0.x);
+    `tick`: what runs the app's loop while it waits to be seated, where no thread runs it yet."""
 
-    def __init__(self, url: str, code: str, seat: int | None, source: str | None = None) -> None:
+    def __init__(self, url: str, code: str, seat: int | None, source: str | None = None,
+                 tick: Callable[[], Any] | None = None) -> None:
         self.ws = connect(url.replace("http://", "ws://") + "/ws", origin=url, open_timeout=WAIT_S,
                           source_address=(source, 0) if source else None).__enter__()
         self.n = 0
@@ -64,7 +66,7 @@ class BenchPhone:
             self.wait_for(lambda m: m["t"] == "admitted")
             return
         self.send("take", seat=seat)
-        self.wait_for(lambda m: m["t"] == "seated")
+        self.wait_for(lambda m: m["t"] == "seated", tick=tick)
 
     def send(self, t: str, **fields: Any) -> float:
         self.n += 1
@@ -81,16 +83,20 @@ class BenchPhone:
         except Exception:  # the connection closed: the bench is over
             pass
 
-    def wait_for(self, match, since: float = 0.0) -> float:
-        """When the first message after `since` that matches arrived."""
+    def wait_for(self, match, since: float = 0.0, tick: Callable[[], Any] | None = None) -> float:
+        """When the first message after `since` that matches arrived (`tick`: see the class)."""
         deadline = time.monotonic() + WAIT_S
-        with self.arrived:
-            while True:
+        while True:
+            with self.arrived:
                 for at, message in self.received:
                     if at >= since and _matches(match, message):
                         return at
-                if not self.arrived.wait(deadline - time.monotonic()):
+                left = deadline - time.monotonic()
+                if left <= 0:
                     raise TimeoutError("a phone never saw the change")
+                self.arrived.wait(min(left, 0.01) if tick else left)
+            if tick is not None:
+                tick()
 
     def close(self) -> None:
         self.ws.close()
@@ -118,7 +124,7 @@ def serve_one_phone(app: ConsoleApp):
     phone takes seat 5 before the game is put on (mid-game a colour no phone holds is the
     joystick's): a guesser who has placed, so the joystick's presses still act."""
     web = attach_bench_web(app)
-    phone = BenchPhone(web.url, app.ui.room_code, 5)
+    phone = BenchPhone(web.url, app.ui.room_code, 5, tick=lambda: app.tick(time.monotonic()))
 
     def stop() -> None:
         phone.close()

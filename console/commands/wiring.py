@@ -166,7 +166,7 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False, limits=N
         panels.append(PanelStream(hub, app.stage, app.events if controls else None, limits=limits))
         return panels[0].routes()
 
-    web = WebCompanion(config.web, app.events, app.store, limits=limits, take_request=app.take_request, more_routes=[
+    web = WebCompanion(config.web, app.events, app.store, limits=limits, more_routes=[
         panel_routes, lambda hub: ReplayRoom(app.stage, app.store, limits=limits).routes(),
     ])
     web.room.live_view = panels[0].live_viewer  # WLED's live view on the phones' /ws

@@ -2,12 +2,8 @@
 press, the handler's for a request), has the keeper keep it before anything shows it, renders,
 pushes the frame only if it changed, and says when it must tick again: the first moment the frame
 can change (the renderer says, `render_timed`), a timer of its own, or an input, whichever comes
-first. Between those it sleeps, so a still screen costs nothing.
-
-A phone's request is done as it comes, in the web server's thread, under the loop's lock
-(`take_request`): the phones then hear of a tap without waiting for this thread to wake and draw
-the panel first (measured, that wait would take the phones' round trip past its goal; see
-docs/PERFORMANCE.md).
+first. Between those it sleeps, so a still screen costs nothing. A phone's request comes on the
+same queue as a press (a `Request`), and this thread alone changes the game.
 
 Everything with a side effect comes in from outside (clock, driver, inputs, store, power-off),
 so the same loop runs on the Pi, in the terminal simulator, headless on a virtual clock in the
@@ -68,7 +64,6 @@ class ConsoleApp:
         idle_timeout_s: float = 0.0,
         notifier: SystemdNotifier | None = None,
         boot_clock: Callable[[], float] = lambda: time.clock_gettime(time.CLOCK_BOOTTIME),
-        clock: Callable[[], float] = time.monotonic,
     ):
         self.panel = Panel(stage, driver)
         self.events = events
@@ -101,13 +96,8 @@ class ConsoleApp:
         self._boot_clock = boot_clock
         self._timers_at = -math.inf  # when the first of the app's own timers is (`_next_tick`)
         self._after_chores: tuple = (None, None)  # (game, ui) as the last full tick left them
-        # A phone's request is done in the web server's thread (`take_request`): the loop's state
-        # is the lock holder's, and the time never goes back from one holder to the next.
-        self._lock = threading.RLock()  # re-entered by a Chore that puts a game on (put_on) in a tick
-        self.clock = clock  # the loop's clock (run_realtime's), for a request done off the loop
-        self._now = -math.inf
-        self._started = False
-        self._failure: Exception | None = None  # a bug `take_request` met, for the loop to raise
+        # `put_on` may come from another thread (the lab, the tests) while the loop runs
+        self._lock = threading.RLock()  # re-entered by a Chore that puts a game on in a tick
 
     # The kept state, as the loop, the tests and the commands read it.
     @property
@@ -157,9 +147,8 @@ class ConsoleApp:
         """Restore the brightness, show the last winners and offer an unfinished game for resume.
         The store is asked off the loop's thread; what it has not answered within START_WAIT_S is
         applied when it comes (the resume screen then appears by itself). A store that keeps
-        nothing is not waited for (it may still be opening: `OpeningStore`). Under the loop's
-        lock: the web server is serving already, and a phone's request waits on the queue until
-        this is done (`take_request`)."""
+        nothing is not waited for (it may still be opening: `OpeningStore`). The web server may
+        be serving already: a phone's request waits on the queue until the first tick."""
         with self._lock:
             self.keeper.start(now, self.stage.brightness)
             if self.ui.store_keeps:  # else there is nothing kept to wait for: the memory store's answers are empty
@@ -170,7 +159,6 @@ class ConsoleApp:
             if self.publisher is not None:  # the phones' room knows the code as soon as it can be printed
                 self._published = (self.game, self.ui)
                 self.publisher.publish_state(self.game, self.ui, now)
-            self._started = True
 
     def put_on(self, game: GameState | None, ui: Ui, now: float) -> None:
         """Show `game` on `ui`'s screen from now, as if a press had opened it (the benchmark's
@@ -195,39 +183,9 @@ class ConsoleApp:
         is due only at a time `_next_tick` said). A blinking screen's frames then cost a look-up
         in those drawn ahead (`Pictures`); a still one wakes for nothing."""
         with self._lock:
-            return self._tick(max(now, self._now))
-
-    def take_request(self, request: Request) -> None:
-        """A phone's request, in the web server's thread as it arrives: done at once under the
-        loop's lock, after any input waiting before it, and its state published (the server wakes
-        the loop once the phones' views are out). Before the app has started, and while the
-        journal cannot be written (a move is then stored in Redis first, which must hold up no
-        phone), it goes on the queue for the loop's thread instead. A console that is stopping
-        does nothing more: its store may be closed. A bug met in an input waiting before the
-        request is the loop's to raise, as if its own tick had met it."""
-        if not (self._started and self.store.journal_ok):
-            self.events.put(request)
-            return
-        with self._lock:
-            if not self.running:
-                return
-            now = self._now = max(self.clock(), self._now)
-            self._note_change_by_itself(now)
-            try:
-                for event in self.events.drain():
-                    self._on_event(event, now)
-                self._on_request(request, now)
-            except Exception as exc:
-                self._failure = exc
-                self.events.wake()
-                raise
-            self._publish_state(now)
-            self._timers_at = -math.inf  # the next tick does its chores (a hold may have begun)
+            return self._tick(now)
 
     def _tick(self, now: float) -> float:
-        if self._failure is not None:
-            raise self._failure
-        self._now = now
         for source in self.sources:
             source.poll(now)
         self._note_change_by_itself(now)
@@ -277,8 +235,8 @@ class ConsoleApp:
         self._take_step(controller.handle(self.game, self.ui, event.button, now, self.rng), now)
 
     def _on_request(self, request: Request, now: float) -> None:
-        """A player's intent from another thread: done like a press (no grace after it), or
-        refused with the handler's or the engine's message."""
+        """A player's intent from another thread (a phone's): done like a press (no grace after
+        it), or refused with the handler's or the engine's message."""
         try:
             step = table.act(self.game, self.ui, request.player, request.intent, now, self.rng)
         except RuleError as exc:
@@ -394,7 +352,7 @@ class ConsoleApp:
     def close(self, flush_s: float = 2.0) -> None:
         """Clear the panel and flush the store: on exit, SIGTERM, or before powering off. What
         Redis has not taken by then stays in the journal (the store logs it) for the next start."""
-        with self._lock:  # no phone's request is done from here on (`take_request`)
+        with self._lock:
             self.running = False
         try:
             self.panel.close()

@@ -25,9 +25,9 @@ class InputSource(Protocol):
 
 @dataclass(frozen=True)
 class Request:
-    """A player's intent from another thread (a phone's, from the web server): done through the
-    same handler as the joystick's (`table.act`), by `ConsoleApp.take_request` or from the loop's
-    queue. `reply` is called under the loop's lock with None when it was done, else the refusal."""
+    """A player's intent from another thread (a phone's, from the web server), on the loop's
+    queue: done through the same handler as the joystick's (`table.act`). `reply` is called in
+    the loop's thread with None when it was done, else the refusal."""
 
     player: Player
     intent: Intent

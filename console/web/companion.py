@@ -8,7 +8,6 @@ import time
 from typing import Any, Callable, Iterable, Sequence
 
 from console.config.schema import WebConfig
-from console.play.ports import Request
 from console.web.hub import Hub
 from console.web.phones import PhoneRoom
 from console.web.seat_writer import SeatWriter
@@ -23,13 +22,11 @@ class WebCompanion:
 
     def __init__(self, config: WebConfig, events: Any, store: Any, *,
                  clock: Callable[[], float] = time.monotonic,
-                 more_routes: Iterable[Callable[[Hub], Sequence]] = (), limits: Limits = LIMITS,
-                 take_request: Callable[[Request], None] | None = None) -> None:
+                 more_routes: Iterable[Callable[[Hub], Sequence]] = (), limits: Limits = LIMITS) -> None:
         self.hub = Hub()
         self.kept_seats = store.get_setting(SEATS_SETTING, None)  # the phones' seats from before a restart
         self.seats = SeatWriter(store)  # `save` keeps them after each change, never on the app's thread
-        self.room = PhoneRoom(self.hub, events, Attempts(clock), config.host_pin, clock, limits=limits,
-                              take_request=take_request)
+        self.room = PhoneRoom(self.hub, events, Attempts(clock), config.host_pin, clock, limits=limits)
         self.asgi = build_web_app([self.room.routes(), *(routes(self.hub) for routes in more_routes)])
         self.server = WebServer(self.asgi, config.address, config.port, limits)
 
@@ -40,9 +37,8 @@ class WebCompanion:
     def start(self) -> None:
         self.server.start()
 
-    # As one of the app's input sources (phones are input): nothing to poll, since requests are
-    # done as they come (`take_request`) or come through the event queue, and closed with the
-    # others when the console stops.
+    # As one of the app's input sources (phones are input): nothing to poll, since requests come
+    # through the event queue, and closed with the others when the console stops.
     def poll(self, now: float) -> None:
         pass
 

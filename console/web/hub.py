@@ -1,7 +1,5 @@
 """The hand-over point between the app loop (its own thread) and the web server (an asyncio loop
-in another thread): the loop publishes each new state and frame, subscribers are woken. A
-phone's request is done in the server's thread (`ConsoleApp.take_request`), and the state it
-publishes there wakes that loop's subscribers at once.
+in another thread): the loop publishes each new state and frame, subscribers are woken.
 
 Publishing must never slow the panel, so it only stores references to immutable snapshots and
 schedules one wake-up on each server loop that has subscribers (one self-pipe write however many
@@ -106,26 +104,16 @@ class Hub:
 
     def _wake(self, kind: str) -> None:
         """One call into each loop with subscribers for `kind` (states or frames), unless one is
-        on its way there already; a loop published to from its own thread (a phone's request done
-        there) wakes its subscribers at once."""
-        try:
-            here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:  # the app loop's thread
-            here = None
+        on its way there already."""
         schedule = []
         with self._lock:
-            by_loop = self._wakes[kind]
-            for loop in by_loop:
-                if loop is here:
-                    continue
+            for loop in self._wakes[kind]:
                 pending = self._pending.get(loop)
                 if pending is None:
                     self._pending[loop] = {kind}
                     schedule.append(loop)
                 else:
                     pending.add(kind)
-        for wake in by_loop.get(here, ()):  # outside the lock: `_group_wakes` replaces these dicts, never changes one
-            wake()
         for loop in schedule:
             try:
                 loop.call_soon_threadsafe(self._wake_subscribers, loop)

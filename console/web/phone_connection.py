@@ -263,14 +263,17 @@ class PhoneConnection:
         if new:
             reply["token"] = token
         self.send(reply)
-        self.wake()
+        if not new:  # a new seat is the app's change: its state, published next, wakes every phone
+            self.wake()
 
-    def _unseated(self, why: Refusal) -> None:
-        """This phone lost its colour, and is told why (as a refusal is: the text, its key)."""
+    def _unseated(self, why: Refusal, wake: bool = True) -> None:
+        """This phone lost its colour, and is told why (as a refusal is: the text, its key);
+        `wake`: its view follows now (else the app's state published next brings it)."""
         if self.seat is not None:
             self.send(dict(refusal(None, why), t="unseated", seat=self.seat))
         self.seat = self.digest = None
-        self.wake()
+        if wake:
+            self.wake()
 
     def _seat_change(self) -> None:
         """Seat changes are paced per device: each is a view for every phone and a write to the
@@ -285,40 +288,31 @@ class PhoneConnection:
         changes.take(who)
 
     def _done(self, intent: intents.Intent, token: str | None) -> None:
-        """What the connections know of the seats after a seat intent was done."""
+        """What the connections know of the seats after a seat intent was done (before the app
+        publishes the state it made, which wakes every phone for its view)."""
         if isinstance(intent, intents.TakeSeat):
             self._seated(intent.seat, token, new=True)
         elif isinstance(intent, intents.LeaveSeat):
             self.seat = self.digest = None
-            self.wake()
         elif isinstance(intent, intents.HandOver):  # a phone's colour goes to the joystick
             for phone in self.room.phones:
                 if phone.seat == intent.seat:
-                    phone._unseated(Refusal("handed_to_joystick", "the host handed this colour to the joystick"))
+                    phone._unseated(Refusal("handed_to_joystick", "the host handed this colour to the joystick"),
+                                    wake=False)
 
     def _replier(self, n: int, intent: intents.Intent, token: str | None) -> Callable[[Exception | None], None]:
-        """Called under the app's lock, in its thread or in this one (a request done as it comes):
-        the refusal, or what a seat intent changed, reaches this phone through its own loop, and
-        before the state the request published wakes the phones."""
+        """Called in the app's thread: the refusal, or what a seat intent changed, reaches this
+        phone through its own loop, before the state the request made wakes the phones (the app
+        publishes it after the reply)."""
 
         def reply(why: Exception | None) -> None:
             if why is None and not isinstance(intent, intents.SEAT_INTENTS):
                 return
             answer = functools.partial(self.send, refusal(n, why)) if why is not None else functools.partial(
                 self._done, intent, token)
-            if _running_loop() is self.loop:
-                answer()
-                return
             try:
                 self.loop.call_soon_threadsafe(answer)
             except RuntimeError:  # the server has stopped
                 pass
 
         return reply
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None

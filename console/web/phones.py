@@ -55,12 +55,8 @@ class PhoneRoom:
     """Every phone connection of the console, their seats and the app's queue they talk to."""
 
     def __init__(self, hub: Hub, events: Any, attempts: Attempts, host_pin: str = "",
-                 clock: Callable[[], float] = time.monotonic, *, limits: Limits = LIMITS,
-                 take_request: Callable[[ports.Request], None] | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, *, limits: Limits = LIMITS) -> None:
         self.hub, self.events, self.attempts, self.host_pin = hub, events, attempts, host_pin
-        # The app's `take_request` (a request done in this thread as it comes); without an app,
-        # the queue's put
-        self.take_request = take_request or events.put
         self.clock = clock  # paces each phone's messages (see pacing)
         self.pause: Callable[[float], Any] = asyncio.sleep  # a phone past the rate waits this long to be read
         self.phones: set[PhoneConnection] = set()
@@ -155,13 +151,9 @@ class PhoneRoom:
                           open_seats=seating.open_seats(len(snap.ui.colors), playing),
                           host_pin=bool(self.host_pin), host_seat=seating.host_seat)
 
-    def request(self, command: ports.Request) -> None:
-        """A phone's game request: done here and published (`take_request`), which wakes every
-        phone's writer; the loop's thread is woken to draw the panel a turn later, once the
-        writers have sent the views: woken sooner, it would take the interpreter at the first
-        system call of a send and draw first."""
-        self.take_request(command)
-        asyncio.get_running_loop().call_soon(self.events.wake)
+    def request(self, request: ports.Request) -> None:
+        """A phone's request, for the app's loop: done there as the joystick's presses are."""
+        self.events.put(request)
 
 
 def take_place(pool: Pool, websocket: WebSocket) -> bool:

@@ -5,7 +5,6 @@ only when they change."""
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -15,9 +14,6 @@ from console.play.ports import Shutdown
 from console.config.loader import load_config
 from console.game.record import action_to_json
 from console.game.rules import ChooseTarget, Clue, NewGame
-from console.play import intents
-from console.play.intents import Player
-from console.play.ports import Chore, Request
 from console.store.games import GameStore
 from console.commands.wiring import build_output, gpio_input
 from hal.inputs.events import PRESS, EventQueue, InputEvent
@@ -231,92 +227,3 @@ def _guessing_app(config, factory, clock):
     app.tick(clock.now)
     assert app.ui.screen == "play" and app.game.phase == "guess1"
     return app
-
-
-def seated(app: ConsoleApp, seat: int) -> Player:
-    """A phone's player holding `seat` (as if it had taken it before the game)."""
-    holder = f"phone {seat}"
-    if app.ui.seating.holder(seat) != holder:
-        app.ui = replace(app.ui, seating=app.ui.seating.take(seat, holder, len(app.ui.colors), None))
-    return Player(holder, seat)
-
-
-def test_a_request_done_off_the_loop_is_done_at_a_time_no_earlier_than_the_loops_last_tick(config, factory):
-    """`take_request` runs in the web server's thread, on the loop's clock read there, after any
-    input waiting on the queue. A tick that began just before it (its time read before it waited
-    for the lock) runs at the request's time: it never finds a state from its future."""
-    clock = FakeClock(10.0)
-    app = _guessing_app(config, factory, clock)
-    app.tick(20.0)  # the loop's last tick is later than the clock the request reads
-    replies, seen = [], []
-    app.take_request(Request(seated(app, 1), intents.PointAt(c("C3")), replies.append))
-    assert app.ui.cursor == c("C3") and replies == [None]
-    clock.now = 30.0
-    app.events.put(Chore(lambda store: seen.append(app.ui.cursor)))  # waiting: done before the request
-    app.take_request(Request(seated(app, 1), intents.Place(c("D4")), replies.append))
-    assert seen == [c("C3")] and app.ui.pending.cell == c("D4") and replies == [None, None]
-    assert app.tick(25.0) >= 30.0  # its time read before the request: it runs at the request's
-
-
-def test_a_request_after_the_console_closed_is_not_done(config, factory):
-    """The console closes its store before its web server stops: a request in between is not done
-    (nor answered: the phone's page is about to lose the connection)."""
-    clock = FakeClock(10.0)
-    app = _guessing_app(config, factory, clock)
-    app.close()
-    replies = []
-    app.take_request(Request(seated(app, 1), intents.Place(c("C3")), replies.append))
-    assert app.game.pawns == () and app.ui.pending is None and replies == []
-
-
-def test_a_request_before_the_start_waits_on_the_queue(config, factory):
-    """Done in the server's thread only once the app has started (the server serves before it):
-    until then the loop's thread does it, as any input."""
-    clock = FakeClock(10.0)
-    app, _ = make_app(config, factory, clock, GameStore("memory://"))
-    app.clock = clock
-    early = Request(Player("phone 0", 0, host=True), intents.NewGame(3, "free", None))
-    app.take_request(early)
-    assert app.events.drain() == [early] and app.game is None
-
-
-def test_a_request_while_the_journal_fails_waits_on_the_queue(config, factory):
-    """A move is then stored in Redis first, which must hold up no phone: the loop's thread does it."""
-    clock = FakeClock(10.0)
-    app = _guessing_app(config, factory, clock)
-    app.store.journal_ok = False
-    later = Request(seated(app, 1), intents.PointAt(c("C3")))
-    app.take_request(later)
-    assert app.events.drain() == [later] and app.ui.cursor != c("C3")
-
-
-def test_a_bug_met_in_an_input_before_a_request_is_raised_by_the_loop(config, factory):
-    clock = FakeClock(10.0)
-    app = _guessing_app(config, factory, clock)
-
-    def broken(store):
-        raise ZeroDivisionError("a bug")
-
-    app.events.put(Chore(broken))
-    with pytest.raises(ZeroDivisionError):
-        app.take_request(Request(seated(app, 1), intents.PointAt(c("C3"))))
-    with pytest.raises(ZeroDivisionError):  # as if its own tick had met it: the console stops
-        app.tick(clock.now)
-
-
-def test_a_hold_begun_before_a_request_is_counted_at_the_next_tick(config, factory):
-    """The request leaves the states as they were (refused), but a Start press waiting before it
-    began a hold: the next tick does its chores, and the red bar starts at once."""
-    clock = FakeClock(10.0)
-    store = GameStore("memory://")
-    store.start_game(action_to_json(NewGame(4, seed=3, variant="free")))
-    app, _ = make_app(config, factory, clock, store, poweroff=lambda: None)
-    app.clock = clock
-    app.start(clock.now)
-    for t in (10.0, 10.5, 11.0):
-        app.tick(t)
-    clock.now = 11.1
-    app.events.put(InputEvent("start", PRESS, 11.1))
-    app.take_request(Request(Player("phone 9", 9), intents.PointAt(c("C3"))))
-    app.tick(11.2)
-    assert app.ui.hold_progress > 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
 
 from PIL import Image
 
@@ -75,27 +74,6 @@ def test_a_change_wakes_the_server_loop_once_however_many_phones_listen():
     hub.publish_frame(Frame(32, 16), 2.0)  # a frame alone: only the panel's subscriber
     loop.run()
     assert woken == ["panel"]
-
-
-def test_a_state_published_from_the_servers_own_thread_wakes_its_phones_before_it_returns():
-    """A phone's request is done and published in the server's thread: its phones are woken at
-    once (their views go out in the same turn), even while a wake from the app loop's thread is
-    on its way, which then wakes each subscriber once for what it brought."""
-    hub, woken = Hub(), []
-
-    async def publish_here() -> list:
-        hub.subscribe(lambda: woken.append("phone"), frames=False)
-        hub.subscribe(lambda: woken.append("panel"), states=False, frames=True)
-        app_loop = threading.Thread(target=hub.publish_frame, args=(Frame(32, 16),))
-        app_loop.start()
-        app_loop.join()  # its wake is queued on this loop, not run yet
-        hub.publish_state(None, Ui(), 1.0)
-        at_once = list(woken)
-        await asyncio.sleep(0)
-        return at_once
-
-    assert in_own_loop(publish_here()) == ["phone"]
-    assert woken == ["phone", "panel"]
 
 
 def test_a_closed_loop_does_not_stop_the_publisher():

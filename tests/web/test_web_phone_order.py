@@ -61,7 +61,6 @@ async def connected_room(yields=(0,) * PHONES) -> tuple[Hub, PhoneRoom, list[Pho
     hub = Hub()
     hub.publish_state(None, state(0), 0.0)
     room = PhoneRoom(hub, EventQueue(), Attempts(FakeClock()))
-    room.take_request = lambda request: hub.publish_state(None, state(request), 0.0)  # as the app's: done, published
     wires = [Wire(y) for y in yields]
     phones = [PhoneConnection(room, wire) for wire in wires]
     for phone in phones:
@@ -81,8 +80,13 @@ def versions(got: list[dict]) -> list[int]:
     return [message["setup"]["players"] for message in got if message["t"] == "view"]
 
 
+async def published(hub: Hub, version: int) -> None:
+    """`version` published as the app does, from its own thread."""
+    await asyncio.get_running_loop().run_in_executor(None, hub.publish_state, None, state(version), 0.0)
+
+
 OPS = st.lists(st.one_of(
-    st.tuples(st.just("publish"), st.sampled_from(["reader", "later", "app thread"])),
+    st.tuples(st.just("publish"), st.just("app thread")),  # the app publishes from its own thread
     st.tuples(st.just("note"), st.integers(0, PHONES - 1)),
     st.tuples(st.sampled_from(["block", "unblock"]), st.integers(0, PHONES - 1)),
     st.tuples(st.just("turn"), st.integers(1, 3)),
@@ -93,24 +97,18 @@ OPS = st.lists(st.one_of(
 @settings(max_examples=200, deadline=None)
 @given(OPS, st.lists(st.integers(0, 3), min_size=PHONES, max_size=PHONES))
 # a change in the middle of a send that yields when that phone is sent a message and goes
-@example([("publish", "later"), ("turn", 3), ("note", 0), ("leave", 0), ("publish", "later")], [3, 0, 0])
+@example([("publish", "app thread"), ("turn", 3), ("note", 0), ("leave", 0), ("publish", "app thread")], [3, 0, 0])
 def test_each_phone_gets_every_message_in_order_and_each_view_before_what_was_sent_after_it(ops, yields):
     async def play() -> tuple[list[list[dict]], list[list[tuple[int, int]]], int, set[int]]:
         hub, room, phones, wires, tasks = await connected_room(yields)
         version, notes = 0, [[] for _ in range(PHONES)]  # per phone: (k, the version owed when it was sent)
         gone: set[int] = set()
-        loop = asyncio.get_running_loop()
         for op, arg in ops:
             if op in ("note", "leave") and arg in gone:
                 continue
             if op == "publish":
                 version += 1
-                if arg == "app thread":
-                    await loop.run_in_executor(None, hub.publish_state, None, state(version), 0.0)
-                elif arg == "reader":  # a phone's request, as its reader makes it (done in the server's thread)
-                    room.request(version)
-                else:  # published in the server's thread otherwise
-                    hub.publish_state(None, state(version), 0.0)
+                await published(hub, version)
             elif op == "note":
                 phones[arg].send({"t": "note", "k": len(notes[arg])})
                 notes[arg].append((len(notes[arg]), version))
@@ -151,7 +149,7 @@ def test_a_change_reaches_every_phone_and_a_full_one_holds_up_no_other():
     async def play() -> list[list[int]]:
         hub, room, phones, wires, tasks = await connected_room()
         wires[0].writable.clear()  # its phone reads nothing: the transport takes no more
-        room.request(1)
+        await published(hub, 1)
         await settle(1)  # one turn of the loop: each writer's
         sent_in_turn = [versions(wire.got) for wire in wires]
         wires[0].writable.set()
@@ -161,7 +159,7 @@ def test_a_change_reaches_every_phone_and_a_full_one_holds_up_no_other():
         return sent_in_turn + [versions(wires[0].got)]
 
     in_turn_0, in_turn_1, in_turn_2, drained_0 = in_own_loop(play())
-    assert in_turn_1 == in_turn_2 == [0, 1]  # sent in the turn after the request
+    assert in_turn_1 == in_turn_2 == [0, 1]  # sent in the turn after the change
     assert in_turn_0 == [0] and drained_0 == [0, 1]  # its writer sends it once the phone reads again
 
 
@@ -190,55 +188,19 @@ def test_a_phone_whose_view_cannot_be_built_holds_up_no_other(caplog):
     assert "a phone's view could not be sent" in caplog.text
 
 
-def test_a_send_that_fails_holds_up_no_other_phone_and_the_loop_is_woken_all_the_same():
-    async def play() -> tuple[list[list[int]], bool]:
+def test_a_send_that_fails_holds_up_no_other_phone():
+    async def play() -> list[list[int]]:
         hub, room, phones, wires, tasks = await connected_room()
 
         async def broken(text: str) -> None:  # a bug met sending phone 1's view
             raise ValueError("a bug")
 
         wires[1].send_text = broken
-        woken = []
-        room.events = type("Events", (), {"wake": lambda self: woken.append(1)})()
-        room.request(1)
+        await published(hub, 1)
         await settle()
         for task in tasks:
             task.cancel()
-        return [versions(wire.got) for wire in wires], bool(woken)
+        return [versions(wire.got) for wire in wires]
 
-    (first, second, third), woken = in_own_loop(play())
-    assert first == third == [0, 1] and second == [0] and woken
-
-
-class WakeLog:
-    """The app's event queue as the room sees it, noting what each phone had been sent whenever
-    the loop's thread is woken."""
-
-    def __init__(self, wires: list[Wire]) -> None:
-        self.wires, self.wakes = wires, []
-
-    def wake(self) -> None:
-        self.wakes.append([versions(wire.got) for wire in self.wires])
-
-
-def test_a_request_wakes_the_loop_once_and_only_after_every_phone_has_its_view():
-    """The panel's frame is drawn after the phones' views are out (woken sooner, the loop's thread
-    would take the interpreter at the first system call of a send and draw first): one wake-up
-    per request, from the pass that follows it; a message refused before the app is asked wakes
-    nothing."""
-    async def play() -> list[list[list[int]]]:
-        hub, room, phones, wires, tasks = await connected_room()
-        room.events = log = WakeLog(wires)
-        room.take_request = lambda request: hub.publish_state(None, state(request.intent.cell.col + 1), 0.0)
-        phones[0].seat = 0
-        # two taps, then the second one's number again: refused, the app is not asked
-        for n, cell in ((1, "A2"), (2, "A3"), (2, "A4")):
-            tap = json.dumps({"t": "cursor", "n": n, "cell": cell})
-            wires[0].incoming.put_nowait({"type": "websocket.receive", "text": tap})
-            await settle()
-        assert wires[0].got[-1]["t"] == "refused"
-        for task in tasks:
-            task.cancel()
-        return log.wakes
-
-    assert in_own_loop(play()) == [[[0, 2]] * PHONES, [[0, 2, 3]] * PHONES]
+    first, second, third = in_own_loop(play())
+    assert first == third == [0, 1] and second == [0]

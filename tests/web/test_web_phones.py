@@ -4,12 +4,11 @@ surviving a reload and a console restart."""
 
 from __future__ import annotations
 
-import threading
 
 import pytest
 
 from console.game.board import parse_cell
-from tests.phones import WAIT_S, PhoneTable
+from tests.phones import PhoneTable
 
 CODES = iter(["ACEF", "HKPR", "TXYA", "CEFH", "KPRT"] * 10)
 
@@ -340,36 +339,3 @@ def test_a_next_while_the_rounds_last_pawn_waits_shows_the_reveal_and_skips_noth
     assert left.view(lambda v: v["game"]["phase"] == "round_over")["game"]["target"] == card[0]
     table.settle()
     assert table.app.ui.screen == "reveal" and table.app.game.round == 1
-
-
-def test_a_tap_reaches_the_phones_before_the_loop_wakes_and_the_panel_draws_it_after(table):
-    """A phone's request is done in the server's thread as it comes (`ConsoleApp.take_request`):
-    with the loop's thread held between two ticks, the tap is on every phone and nothing is drawn;
-    let go, the loop draws the panel's frame with the moved cursor. (On the queue, the tap would
-    wait for the loop; and waking the loop before the phones' views are out let it draw first.)"""
-    giver, left, right = seated_three(table)
-    card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
-    giver.send("choose", cell=card[0])
-    giver.send("clue")
-    left.view(lambda v: v["game"]["phase"] == "guess1")
-    table.settle()
-    gate, parked = threading.Event(), threading.Event()
-    tick = table.app.tick
-
-    def held_tick(now: float) -> float:  # in the loop's thread, outside the app's lock
-        parked.set()
-        assert gate.wait(WAIT_S), "the test never let the loop go"
-        return tick(now)
-
-    table.app.tick = held_tick
-    table.app.events.wake()
-    assert parked.wait(WAIT_S)
-    drawn = table.app.stats.frames_pushed
-    left.send("cursor", cell="C3")
-    for phone in (giver, left, right):
-        assert phone.view(lambda v: v["game"]["cursor"] == "C3")["game"]["turn"] == 1
-    assert table.app.ui.cursor == parse_cell("C3") and table.app.stats.frames_pushed == drawn
-    table.app.tick = tick
-    gate.set()
-    table.wait_until(lambda: table.web.hub.shown()[1].ui.cursor == parse_cell("C3"))  # drawn from the tap's state
-    assert table.app.stats.frames_pushed > drawn
