@@ -14,6 +14,10 @@ import math
 import time
 from typing import Any, Callable
 
+from console.play.bucket import Bucket
+
+TICKS_AT_ONCE = 3  # two edges close together are both on time
+
 
 def run_realtime(app: Any, fps: float, clock=time.monotonic, start: bool = True,
                  started: Callable[[], None] | None = None) -> None:
@@ -24,19 +28,21 @@ def run_realtime(app: Any, fps: float, clock=time.monotonic, start: bool = True,
     has set up already. `app.events.wait(seconds)` is the only way it waits, so a test that gives
     the app a queue on a virtual clock runs this loop in virtual time. `started` is called once,
     after the first tick (the first frame is out): the console's is `freeze_start_up`."""
-    pace = Pace(fps)
+    pace = Bucket(TICKS_AT_ONCE, fps, -math.inf)  # time-driven ticks: a short burst, then `fps` a second
     now = clock()
     if start:
         app.start(now)
     while app.running:
-        due = pace.allow(app.tick(now))
+        due = app.tick(now)
+        if due < math.inf:  # a time-driven tick: paced
+            due += pace.wait(due)
         if started is not None:
             started()
             started = None
         while app.running:
             now = clock()
             if now >= due:
-                pace.took(due)
+                pace.take(due)
                 break
             if app.events.wait(due - now):
                 now = clock()
@@ -54,25 +60,6 @@ def freeze_start_up() -> None:
     its later tests leave."""
     gc.collect()
     gc.freeze()
-
-
-class Pace:
-    """A token bucket for time-driven ticks: up to BURST at once, `fps` a second after that."""
-
-    BURST = 3
-
-    def __init__(self, fps: float) -> None:
-        self.period = 1.0 / fps
-        self.tokens, self.at = float(self.BURST), -math.inf
-
-    def allow(self, due: float) -> float:
-        """The time a tick asked for at `due` may come."""
-        tokens = min(self.BURST, self.tokens + (due - self.at) / self.period)
-        return due if tokens >= 1 else due + (1 - tokens) * self.period
-
-    def took(self, at: float) -> None:
-        self.tokens = min(self.BURST, self.tokens + (at - self.at) / self.period) - 1
-        self.at = at
 
 
 def run_virtual(app: Any, fps: float, done: Callable[[], bool], settle_s: float = 1.0,

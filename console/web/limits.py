@@ -23,6 +23,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterator
 
+from console.play.bucket import Bucket
+
 LOCAL = ("127.0.0.0/8", "::1/128")
 MAX_REMEMBERED = 1024  # devices (and networks) whose budgets are remembered
 
@@ -134,39 +136,6 @@ class Pool:
 
     def of(self, address: str) -> int:
         return self._counts.get(device(address), 0)
-
-
-ROUNDING = 1e-9  # a token short by less: there (who waited `wait` may go, whatever the rounding)
-
-
-class Bucket:
-    """A token bucket on an injected clock: `capacity` tokens at once, `per_s` more a second. The
-    web layer's one rate limit: the wrong-code budgets here, each page's pacing and the replays'
-    throttle (`pacing`)."""
-
-    def __init__(self, capacity: float, per_s: float, now: float) -> None:
-        self.capacity, self.per_s, self._level, self._at = capacity, per_s, float(capacity), now
-
-    def level(self, now: float) -> float:
-        """The tokens there at `now` (below 0: owed, see `reserve`)."""
-        self._level = min(self.capacity, self._level + (now - self._at) * self.per_s)
-        self._at = now
-        return self._level
-
-    def wait(self, now: float) -> float:
-        """Seconds until one token is there (0: now)."""
-        short = 1 - self.level(now)
-        return short / self.per_s if short > ROUNDING else 0.0
-
-    def take(self, now: float) -> None:
-        """One token, if one is there: an empty bucket stays empty."""
-        self._level = max(0.0, self.level(now) - 1)
-
-    def reserve(self, now: float) -> float:
-        """One token, owed if none is there: the seconds until it is (after those owed before)."""
-        wait = self.wait(now)
-        self._level -= 1
-        return wait
 
 
 def remembered(table: OrderedDict, key: str, new: Callable[[], Any]) -> Any:
