@@ -26,14 +26,16 @@ MAY_IMPORT = {
     "console.view": {"console.game", "hal.frame"},
     "console.store": {"console.game"},
     "console.config": {"console.game", "hal"},
-    "console.play": {"console.game", "console.view", "console.store", "hal"},
-    "console.web": {"console.game", "console.view", "console.play", "console.store", "console.config", "hal"},
+    "console.bots": {"console.game", "console.view", "hal.frame"},
+    "console.play": {"console.game", "console.view", "console.bots", "console.store", "hal"},
+    "console.web": {"console.game", "console.view", "console.bots", "console.play", "console.store", "console.config",
+                    "hal"},
     "console.commands": {"console", "hal"},
     "hal": set(),
 }
 # The pure layers: what they may not import from the standard library (I/O, clock, randomness,
 # processes, threads), so that the same state always gives the same result.
-PURE_LAYERS = ("console.game", "console.view")
+PURE_LAYERS = ("console.game", "console.view", "console.bots")
 IMPURE_MODULES = {"os", "sys", "io", "time", "datetime", "random", "secrets", "socket", "pathlib",
                   "subprocess", "threading", "asyncio", "logging", "shutil", "tempfile", "signal",
                   "uuid", "select", "selectors"}

@@ -111,6 +111,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     return export_main(open_store(args.config), args.game, sys.stdout)
 
 
+def cmd_bot_guess(args: argparse.Namespace) -> int:
+    from console.commands.bot import guess_main
+
+    return guess_main(args.lang, args.level, args.words, args.count)
+
+
+def cmd_bot_clue(args: argparse.Namespace) -> int:
+    from console.commands.bot import clue_main
+
+    return clue_main(args.lang, args.level, args.words, args.cell)
+
+
 def cmd_sticker(args: argparse.Namespace) -> int:
     from console.commands.sticker import sticker_main
 
@@ -249,6 +261,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="FILE", type=output_path, help="the picture: .svg, .png, .pdf or .eps")
     p.add_argument("--url", type=text_argument, help="the address to encode (default: the configured web server's)")
     p.set_defaults(run=cmd_sticker)
+
+    p = command("bot", "what a computer player would do on an empty board: guess a clue, give one")
+    bot = p.add_subparsers(dest="bot_command", required=True, metavar="guess|clue")
+    from console.bots.aim import LEVELS as levels
+    from console.bots.knowledge import LANGUAGES as languages
+
+    q = bot.add_parser("guess", help="the cells a computer guesser would choose for a clue, best first")
+    q.add_argument("--lang", required=True, choices=languages, help="the clue's language")
+    q.add_argument("--level", choices=levels, default="expert", help="who guesses (default expert)")
+    q.add_argument("--count", type=whole_number, default=10, metavar="N", help="how many cells (default 10)")
+    q.add_argument("words", nargs="+", type=text_argument, metavar="WORD", help="the clue: one or two words")
+    q.set_defaults(run=cmd_bot_guess)
+    q = bot.add_parser("clue", help="the clue a computer giver would give for a target cell")
+    q.add_argument("--lang", required=True, choices=languages, help="the clue's language")
+    q.add_argument("--level", choices=levels, default="expert", help="who gives (default expert)")
+    q.add_argument("--words", metavar="FILE", help="pick from this file's words, one a line (default: any it knows)")
+    q.add_argument("cell", type=text_argument, help="the target, like H15")
+    q.set_defaults(run=cmd_bot_clue)
 
     p = command("check-config", "check a configuration file and report every problem")
     p.add_argument("file", nargs="?", help="the file to check (default: the one the console would use)")
