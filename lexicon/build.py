@@ -66,6 +66,8 @@ def colours_field(text: str, english: str, where: str) -> str:
         modes.append(f"{hex_}*{share}" if share else hex_)
     if len(modes) > 1 and not all("*" in m for m in modes):
         raise SourceError(f"{where}: several colours need a share each")
+    if len(modes) > 4 or (len(modes) > 1 and abs(sum(float(m.split("*")[1]) for m in modes) - 1) > 0.01):
+        raise SourceError(f"{where}: at most 4 colours, their shares adding up to 1")
     return " ".join(modes)
 
 

@@ -25,7 +25,7 @@ COLUMNS = ("id", "kind", "child", "spread", "colours") + LANGUAGES
 # The kinds of concept; `colour` is a colour's own name, which the rules forbid as a clue.
 KINDS = ("colour", "food", "drink", "animal", "plant", "nature", "place", "weather", "time", "material",
          "object", "clothing", "body", "feeling", "culture", "brand")
-MAX_MODES = 3
+MAX_MODES = 4
 
 
 class KnowledgeError(ValueError):
