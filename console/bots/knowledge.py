@@ -4,7 +4,7 @@ of for each, how much people disagree about it, and the words that name it in si
 The table is `data/knowledge.tsv`, built by `lexicon/build.py` from the sources in `lexicon/`
 (`data/SOURCES.md` says which, under which licence, and how). It is read the first time a
 computer player needs it, never at the console's start, and kept: `knowledge()` parses it once
-(about 3 MB of strings and tuples; docs/BOTS.md has the measured figure).
+(docs/BOTS.md has the memory it takes, measured).
 
 A word is found by its exact key first (diacritics kept) and by its bare key when that fails, so a
 guest without diacritics on their keyboard is understood; when several concepts share a key, the
