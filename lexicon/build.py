@@ -8,11 +8,14 @@ sources in this folder:
   for each such name the xkcd survey has.
 - `sources/`: the outside lists (lexicon/vendor.py copies them; their licences are there).
 
+It also writes console/bots/data/shortlists.tsv, the givers' best words per cell, which
+console/bots/aim.py works out from the table (seconds; a decision on a Pi Zero 2 W cannot).
+
 The words a guest types beyond those written (plurals, a definite article's ending) are made by
 small rules per language here; a made form that is another concept's written form is dropped.
 
     python lexicon/build.py            # writes the table
-    python lexicon/build.py --check    # exit 1 if the shipped table is not what the sources give
+    python lexicon/build.py --check    # exit 1 if the shipped tables are not what the sources give
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 ROOT = HERE.parent
 OUT = ROOT / "console" / "bots" / "data" / "knowledge.tsv"
+SHORTLISTS = ROOT / "console" / "bots" / "data" / "shortlists.tsv"
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")
 SPREADS = {"n": 45, "m": 65, "w": 90, "x": 130}  # one standard deviation, thousandths of OKLab
 NAMED_KINDS = {"culture", "brand"}  # proper names: no plurals made
@@ -245,20 +249,35 @@ def table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def shortlists(text: str) -> str:
+    """The givers' shortlists for the knowledge `text`, by console/bots/aim.py."""
+    sys.path.insert(0, str(ROOT))
+    from console.bots.aim import LEVELS, shortlist_table, shortlists_text
+    from console.bots.knowledge import parse_table
+
+    built = parse_table(text)
+    return shortlists_text({level: shortlist_table(built, level) for level in LEVELS})
+
+
 def main(argv: list[str]) -> int:
     try:
         text = table()
     except SourceError as exc:
         print(f"lexicon/build.py: {exc}", file=sys.stderr)
         return 2
+    lists = shortlists(text)
     if "--check" in argv:
-        if not OUT.is_file() or OUT.read_text() != text:
-            print(f"{OUT.relative_to(ROOT)} is not what lexicon/ builds: run python lexicon/build.py", file=sys.stderr)
-            return 1
+        for path, wanted in ((OUT, text), (SHORTLISTS, lists)):
+            if not path.is_file() or path.read_text() != wanted:
+                print(f"{path.relative_to(ROOT)} is not what lexicon/ builds: run python lexicon/build.py",
+                      file=sys.stderr)
+                return 1
         return 0
     OUT.write_text(text)
+    SHORTLISTS.write_text(lists)
     rows = text.count("\n") - 6
-    print(f"{OUT.relative_to(ROOT)}: {rows} concepts, {len(text.encode()) // 1024} KiB")
+    print(f"{OUT.relative_to(ROOT)}: {rows} concepts, {len(text.encode()) // 1024} KiB; "
+          f"{SHORTLISTS.relative_to(ROOT)}: {len(lists.encode()) // 1024} KiB")
     return 0
 
 

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from console.bots.aim import BOARD_LAB, AimError, aim, expected_points, nearest_distance
-from console.bots.knowledge import LANGUAGES, knowledge
+from console.bots.aim import (BOARD_LAB, GIVER_DOUBT, SHORTLIST_LENGTH, Aim, AimError, aim, expected_points,
+                              nearest_distance, parse_shortlists, shortlist_vocabulary)
+from console.bots.knowledge import LANGUAGES, KnowledgeError, knowledge
 from console.game.board import ALL_CELLS, Cell, distance, parse_cell
 from console.game.rules import pawn_points
 
@@ -82,7 +83,56 @@ def test_the_givers_word_scores_at_least_as_well_as_any_other_candidate(target):
     k = knowledge()
     candidates = [k.by_id[i] for i in ("banana", "sky", "grass", "tomato", "snow", "coal", "flamingo", "frog")]
     chosen = EXPERT.clue(candidates, target)
-    assert EXPERT.points_for(chosen, target) >= max(EXPERT.points_for(c, target) for c in candidates) - 1e-9
+    assert EXPERT.points_for(chosen, target, GIVER_DOUBT) >= \
+        max(EXPERT.points_for(c, target, GIVER_DOUBT) for c in candidates) - 1e-9
+
+
+@given(st.sampled_from(ALL_CELLS), st.sampled_from(("child", "expert")))
+@settings(max_examples=6, deadline=None)
+def test_the_shortlist_starts_with_the_best_word_of_the_whole_vocabulary(target, level):
+    """The shipped shortlists are what the aim computes: the giver's word from everything it knows,
+    read off the list, scores as well as any word it knows, weighed one by one."""
+    player = aim(level)
+    vocabulary = shortlist_vocabulary(player.knowledge, level)
+    chosen = player.clue(vocabulary, target)
+    best = max(player.points_for(c, target, GIVER_DOUBT) for c in vocabulary)
+    assert player.points_for(chosen, target, GIVER_DOUBT) == pytest.approx(best, abs=1e-9)
+    assert level == "expert" or chosen.child
+
+
+def test_the_shortlist_is_skipped_for_a_candidate_it_does_not_cover():
+    """A colour name is no word of the shortlists: with one among the candidates, they are weighed
+    one by one, and the shortlists' first word among them is not taken on trust."""
+    k = knowledge()
+    target = parse_cell("H12")
+    listed = [k.by_id[i] for i in ("banana", "grass", "sky")]
+    with_colour = listed + [k.by_id["green"]]
+    assert EXPERT.clue(listed, target).id == "grass"
+    chosen = EXPERT.clue(with_colour, target)
+    assert EXPERT.points_for(chosen, target, GIVER_DOUBT) == \
+        pytest.approx(max(EXPERT.points_for(c, target, GIVER_DOUBT) for c in with_colour))
+    bare = Aim(k, "expert")  # no shortlists: the same word, weighed
+    assert bare.clue(listed, target).id == "grass"
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("child\tA1\tbanana\n", "not every cell"),
+    ("adult\tA1\tbanana\n", "not a level"),
+    ("child\tZ9\tbanana\n", "not a level, a cell"),
+    ("child\tA1\tno-such-thing\n", "'no-such-thing' is no concept"),
+])
+def test_broken_shortlists_are_refused_naming_what(text, problem):
+    with pytest.raises(KnowledgeError, match=problem):
+        parse_shortlists(text, knowledge())
+
+
+def test_each_shortlist_is_full_and_of_words_the_level_knows():
+    for level in ("child", "expert"):
+        player = aim(level)
+        allowed = {c.id for c in shortlist_vocabulary(player.knowledge, level)}
+        for cell in ALL_CELLS[::37]:
+            listed = player.shortlists[cell]
+            assert len(listed) == SHORTLIST_LENGTH and set(listed) <= allowed and len(set(listed)) == len(listed)
 
 
 @pytest.mark.parametrize("cell, concept", [("C8", "banana"), ("H12", "grass"), ("H1", "tomato")])
