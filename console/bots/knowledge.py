@@ -17,7 +17,7 @@ import functools
 from dataclasses import dataclass
 from importlib import resources
 
-from console.bots.words import bare_key, exact_key, strip_marks
+from console.bots.words import exact_key, strip_marks
 from console.view.palette import Lab, srgb_to_oklab
 
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")
@@ -58,34 +58,53 @@ class Concept:
 
 
 class Knowledge:
-    """The concepts and, per language, which concepts each key of a form leads to."""
+    """The concepts and, per language, which concepts each key of a form leads to: an index of
+    exact keys, and one of bare keys for the forms whose bare key differs (a form without marks is
+    found by its exact key either way). A key leading to one concept holds its number, to several a
+    tuple of them, the ones a child knows first; the index of a form already folded shares its
+    string (a few megabytes less for thousands of concepts: docs/BOTS.md)."""
 
     def __init__(self, concepts: tuple[Concept, ...]) -> None:
         self.concepts = concepts
-        self._exact: dict[str, dict[str, tuple[int, ...]]] = {}
-        self._bare: dict[str, dict[str, tuple[int, ...]]] = {}
-        order = sorted(range(len(concepts)), key=lambda i: (not concepts[i].child, i))
+        self._exact: dict[str, dict[str, int | tuple[int, ...]]] = {}
+        self._bare: dict[str, dict[str, int | tuple[int, ...]]] = {}
+        self._rank = {i: rank for rank, i in enumerate(sorted(range(len(concepts)),
+                                                                 key=lambda i: (not concepts[i].child, i)))}
+        order = sorted(self._rank, key=self._rank.__getitem__)
         for lang in LANGUAGES:
             exact: dict[str, list[int]] = {}
             bare: dict[str, list[int]] = {}
             for i in order:
                 for form in concepts[i].words[lang]:
                     key = exact_key(form)
-                    for index, k in ((exact, key), (bare, strip_marks(key))):
+                    key = form if key == form else key
+                    stripped = strip_marks(key)
+                    for index, k in ((exact, key), (bare, stripped)) if stripped != key else ((exact, key),):
                         found = index.setdefault(k, [])
                         if i not in found:
                             found.append(i)
-            self._exact[lang] = {key: tuple(found) for key, found in exact.items()}
-            self._bare[lang] = {key: tuple(found) for key, found in bare.items()}
+            self._exact[lang] = {key: found[0] if len(found) == 1 else tuple(found) for key, found in exact.items()}
+            self._bare[lang] = {key: found[0] if len(found) == 1 else tuple(found) for key, found in bare.items()}
         self.by_id = {concept.id: concept for concept in concepts}
 
     def lookup(self, lang: str, word: str, child_only: bool = False) -> Concept | None:
         """The concept a typed word names in `lang`, or None; `child_only` looks among the words a
-        child knows."""
-        for index, key in ((self._exact[lang], exact_key(word)), (self._bare[lang], bare_key(word))):
-            for i in index.get(key, ()) if key else ():
-                if self.concepts[i].child or not child_only:
-                    return self.concepts[i]
+        child knows. The exact key first; then the bare key, among the forms without marks and
+        the bare keys of those with marks together."""
+        exact, bare = self._exact[lang], self._bare[lang]
+        typed = exact_key(word)
+        found = self._first(exact.get(typed, ()), child_only) if typed else None
+        if found is None and typed:
+            stripped = strip_marks(typed)
+            candidates = sorted(set(_numbers(exact.get(stripped, ()))) | set(_numbers(bare.get(stripped, ()))),
+                                key=self._rank.__getitem__)
+            found = self._first(tuple(candidates), child_only)
+        return found
+
+    def _first(self, numbers: int | tuple[int, ...], child_only: bool) -> Concept | None:
+        for i in _numbers(numbers):
+            if self.concepts[i].child or not child_only:
+                return self.concepts[i]
         return None
 
     def read(self, lang: str, tokens: list[str], child_only: bool = False) -> tuple[Concept, ...]:
@@ -109,6 +128,10 @@ class Knowledge:
         if lang not in LANGUAGES:
             raise KnowledgeError(f"no language {lang!r}")
         return tuple(c for c in self.concepts if c.child or not child_only)
+
+
+def _numbers(found: int | tuple[int, ...]) -> tuple[int, ...]:
+    return (found,) if isinstance(found, int) else found
 
 
 def parse_table(text: str) -> Knowledge:

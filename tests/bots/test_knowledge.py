@@ -61,6 +61,29 @@ def test_the_exact_form_wins_over_a_bare_one():
     assert K.lookup("vi", "cá vàng").id == "goldfish"
 
 
+def test_a_stray_mark_on_a_word_without_marks_still_finds_it():
+    """The bare index holds only forms with marks; a word typed with a mark its form has not is
+    found through the exact index's bare key."""
+    assert K.lookup("en", "bananá").id == "banana"
+    assert K.lookup("es", "limón").id == K.lookup("es", "limon").id == "lemon"
+
+
+@pytest.mark.parametrize("lang", ["cs", "vi"])
+def test_several_concepts_on_one_bare_key_give_the_childs_first(lang):
+    """Vietnamese do, đỏ, đó: a bare key leads to every concept with one of those forms, the ones
+    a child knows first, then the table's order, whichever index each came from."""
+    shared = 0
+    for key, found in K._bare[lang].items():
+        numbers = set(found if isinstance(found, tuple) else (found,))
+        also = K._exact[lang].get(key, ())
+        numbers |= set(also if isinstance(also, tuple) else (also,))
+        if len(numbers) > 1 and K._exact[lang].get(key) is None:
+            shared += 1
+            first = min(numbers, key=lambda i: (not K.concepts[i].child, i))
+            assert K.lookup(lang, key) is K.concepts[first], key
+    assert shared > 0
+
+
 def test_a_clue_reads_as_its_longest_phrases():
     assert [c.id for c in K.read("vi", ["bầu", "trời", "chuối"])] == ["sky", "banana"]
     assert [c.id for c in K.read("en", ["light", "green"])] == ["light-green"]
