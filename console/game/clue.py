@@ -241,21 +241,25 @@ def _cell(text: str) -> bool:
     return match is not None and _column(match.group(2) or match.group(3))
 
 
+def _row(text: str) -> bool:
+    """A row letter, or 0: the rules print the row O so ("0 26")."""
+    return len(text) == 1 and (text in _ROWS or text == "0")
+
+
 def _coordinate(words: list[str], languages: tuple[_Known, ...]) -> Span | None:
-    """H15, 15h, h-15, "h 15", "15 H"; a lone number up to COLS (and 0, which the rules print for
-    the row O: "0 26"); a lone row letter, unless it is a real one-letter word beside another word
-    (English "a cloud") or one written with its accents (Vietnamese ô, an umbrella)."""
+    """H15, 15h, h-15, "h 15", "15 H", "0 26"; a lone number up to COLS (0 too); a lone row letter,
+    unless it is a real one-letter word beside another word (English "a cloud") or written with
+    its accents (Vietnamese ô, an umbrella)."""
     skeletons = [skeleton(word) for word in words]
     one_letter_words = frozenset().union(*(known.one_letter_words for known in languages))
     for i, (word, text) in enumerate(zip(words, skeletons)):
         if i + 1 < len(words):
             other = skeletons[i + 1]
-            if (text in _ROWS and len(text) == 1 and _column(other)) or (_column(text) and len(other) == 1
-                                                                         and other in _ROWS):
+            if (_row(text) and _column(other)) or (_column(text) and _row(other)):
                 return i, i + 2
         if _cell(text) or (_number(text) and int(text) <= COLS):
             return i, i + 1
-        if len(text) == 1 and text in _ROWS:
+        if _row(text):
             folded = unicodedata.normalize("NFC", word.casefold())
             accented = len(unicodedata.normalize("NFD", folded)) > 1
             if folded not in one_letter_words or not (len(words) > 1 or accented):
