@@ -25,7 +25,7 @@ from functools import cache
 from importlib import resources
 from typing import ClassVar
 
-from console.game.board import COLS, ROW_LETTERS
+from console.game.board import COLS, ROW_LETTERS, brief_repr
 from console.game.clue_text import (character_problem, display_word, parts, shown_as_typed, skeleton,
                                     syllable_key, typed_words)
 
@@ -81,7 +81,6 @@ class WordList:
     """One language's words as clue_words/<lang>.json writes them. An entry `stem+e` stands for
     the stem with each ending of `endings[e]` ("ross+o": rosso, rossa, rossi, rosse)."""
 
-    lang: str
     colours: tuple[tuple[str, tuple[str, ...]], ...]  # (colour, entries) for each of COLOURS
     modifiers: tuple[str, ...]  # closed compounds with a colour: sky + blue, azzurro + cielo
     comparatives: tuple[str, ...]
@@ -96,16 +95,19 @@ class WordList:
 
 @cache
 def word_list(lang: str) -> WordList:
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {brief_repr(lang)}: one of {', '.join(LANGUAGES)}")
     data = json.loads(_data_file(f"{lang}.json"))
-    endings = data.get("endings", {})
-    return WordList(
-        lang=lang,
-        colours=tuple((colour, tuple(data["colours"][colour])) for colour in COLOURS),
-        modifiers=tuple(data.get("modifiers", ())), comparatives=tuple(data["comparatives"]),
-        endings=tuple((name, tuple(forms)) for name, forms in endings.items()),
-        one_letter_words=tuple(data.get("one_letter_words", ())), linking_words=tuple(data.get("linking_words", ())),
-        classifiers=tuple(data.get("classifiers", ())), homographs=tuple(data.get("homographs", ())),
-        lexicon_extra=tuple(data.get("lexicon_extra", ())), syllable_words=bool(data.get("syllable_words")))
+
+    def listed(name: str) -> tuple[str, ...]:
+        return tuple(data.get(name, ()))
+
+    return WordList(colours=tuple((colour, tuple(data["colours"][colour])) for colour in COLOURS),
+                    modifiers=listed("modifiers"), comparatives=listed("comparatives"),
+                    endings=tuple((name, tuple(endings)) for name, endings in data.get("endings", {}).items()),
+                    one_letter_words=listed("one_letter_words"), linking_words=listed("linking_words"),
+                    classifiers=listed("classifiers"), homographs=listed("homographs"),
+                    lexicon_extra=listed("lexicon_extra"), syllable_words=bool(data.get("syllable_words")))
 
 
 def forms(entry: str, words: WordList) -> tuple[str, ...]:
@@ -140,10 +142,11 @@ def _known(lang: str) -> _Known:
     def phrases(lines) -> frozenset[tuple[str, ...]]:
         return frozenset(tuple(syllable_key(s) for s in line.split()) for line in lines)
 
-    lexicon = phrases(_data_file("vi-words.txt").splitlines() + list(words.lexicon_extra + words.homographs)) \
-        if words.syllable_words else frozenset()
-    return _Known(colours=keys(e for _, entries in words.colours for e in entries), modifiers=keys(words.modifiers),
-                  comparatives=keys(words.comparatives),
+    lexicon = frozenset()
+    if words.syllable_words:
+        lexicon = phrases(_data_file("vi-words.txt").splitlines() + [*words.lexicon_extra, *words.homographs])
+    return _Known(colours=keys(entry for _, entries in words.colours for entry in entries),
+                  modifiers=keys(words.modifiers), comparatives=keys(words.comparatives),
                   one_letter_words=frozenset(unicodedata.normalize("NFC", w.casefold()) for w in words.one_letter_words),
                   linking_words=keys(words.linking_words), classifiers=keys(words.classifiers),
                   homographs=phrases(words.homographs), lexicon=lexicon, syllable_words=words.syllable_words)
@@ -157,8 +160,7 @@ def check_clue(text: str, lang: str, *, second: bool) -> ClueVerdict:
     """The verdict on a typed clue: the first clue when `second` is false. `lang` is the giver's
     language (one of LANGUAGES, else ValueError); English holds too. Bounded: at most
     MAX_TYPED_BYTES are read, whatever `text` holds."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"unknown language {lang[:20]!r}: one of {', '.join(LANGUAGES)}")
+    languages = (_known(lang),) if lang == "en" else (_known(lang), _known("en"))
     if not isinstance(text, str):
         return Refused("not_letters")
     if len(text) > MAX_TYPED_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_TYPED_BYTES:
@@ -177,7 +179,6 @@ def check_clue(text: str, lang: str, *, second: bool) -> ClueVerdict:
     display = " ".join(words)
     if len(display) > MAX_CLUE_CHARS:
         return Refused("too_long")
-    languages = (_known(lang),) if lang == "en" else (_known(lang), _known("en"))
     units = _vietnamese_words(words, languages[0]) if languages[0].syllable_words else _linked_words(words, languages[0])
     rules = [("coordinate", _coordinate(words, languages)), ("colour_name", _colour(words, units, languages))]
     if second:
