@@ -55,8 +55,8 @@ class Accepted:
 @dataclass(frozen=True)
 class Refused:
     """A clue that breaks `rule` (one of RULES) with `word`, as the guest typed it but with
-    invisible characters shown as � ("" when no word is to blame: empty, too long). The word may
-    hold markup characters: it is text, shown as text."""
+    invisible characters shown as � and cut to 20 characters ("" when no word is to blame: empty,
+    too long). The word may hold markup characters: it is text, shown as text."""
 
     rule: str
     word: str = ""

@@ -24,14 +24,14 @@ def test_a_clue_that_keeps_the_rules_prints_ok(isolated, capsys, argv):
 
 
 @pytest.mark.parametrize("argv, line", [
-    (["--lang", "en", "sky-blue"], "colour_name: “sky-blue” names a basic colour: describe it another way\n"),
-    (["--lang", "it", "rosso"], "colour_name: «rosso» è il nome di un colore di base: descrivilo in un altro modo\n"),
-    (["--lang", "cs", "h 15"], "coordinate: „h 15“ ukazuje na plán (písmeno řady nebo číslo sloupce)\n"),
-    (["--lang", "ro", "--second", "mai închis"], "comparative: „mai” compară cu primele ghiciri: nu în al doilea indiciu\n"),
-    (["--lang", "es", "algodón de azúcar"], "too_many_words: «algodón de azúcar» son demasiadas palabras: "
-                                            "la primera pista es una palabra, la segunda una o dos\n"),
-    (["--lang", "vi", "màu đỏ"], "colour_name: “màu đỏ” là tên một màu cơ bản: hãy tả theo cách khác\n"),
-    (["--lang", "en", "x" * 41], "too_long: That clue is too long: 40 characters at most\n"),
+    (["--lang", "en", "sky-blue"], "colour_name: “sky-blue” names a basic colour: say it another way\n"),
+    (["--lang", "it", "rosso"], "colour_name: «rosso» è un colore di base: dillo in un altro modo\n"),
+    (["--lang", "cs", "h 15"], "coordinate: „h 15“ ukazuje na řady nebo sloupce plánu\n"),
+    (["--lang", "ro", "--second", "mai închis"], "comparative: „mai” compară cu primele ghiciri: nu se poate\n"),
+    (["--lang", "es", "algodón de azúcar"], "too_many_words: «algodón de azúcar»: demasiadas palabras "
+                                            "(primero una, luego una o dos)\n"),
+    (["--lang", "vi", "màu đỏ"], "colour_name: “màu đỏ” là màu cơ bản: hãy nói cách khác\n"),
+    (["--lang", "en", "x" * 41], "too_long: Too long: a clue has 40 characters at most\n"),
 ])
 def test_a_clue_that_breaks_a_rule_is_one_line_naming_the_rule_and_the_word_exit_2(isolated, capsys, argv, line):
     assert run(capsys, *argv) == (2, line, "")

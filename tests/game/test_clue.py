@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from console.game.board import COLS, ROW_LETTERS
 from console.game.clue import (COLOURS, LANGUAGES, MAX_CLUE_CHARS, MAX_TYPED_BYTES, REFUSAL_KEYS, RULES, Accepted,
                                Refused, check_clue, forms, word_list)
-from console.game.clue_text import syllable_key
+from console.game.clue_text import SHOWN_CHARS, syllable_key
 
 SKELETON_LANGUAGES = [lang for lang in LANGUAGES if lang != "vi"]
 
@@ -358,7 +358,7 @@ def test_any_text_gets_a_verdict_fast_and_an_accepted_one_is_safe_to_show(text, 
     assert time.perf_counter() - start < 1.0  # a bound with room for a busy machine: a check takes ~1 ms
     if isinstance(verdict, Refused):
         assert verdict.rule in RULES
-        assert len(verdict.word) <= 41
+        assert len(verdict.word) <= SHOWN_CHARS + 1
         verdict.word.encode("utf-8")  # no lone surrogate
         assert all(unicodedata.category(ch)[0] != "C" and ch not in "\u2028\u2029" for ch in verdict.word)
         return
