@@ -24,11 +24,11 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from console.bots import LEVELS
 from console.bots.knowledge import Concept, Knowledge, knowledge
 from console.game.board import ALL_CELLS, COLS, ROWS, Cell, distance
 from console.view.palette import Lab, board_colors, srgb_to_oklab
 
-LEVELS = ("child", "expert")
 # The basic colour terms a child's eye pulls colours towards (ids in the knowledge).
 BASIC_COLOURS = ("red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "grey", "black", "white")
 CHILD_PULL = 0.5

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import resources
 
+from console.game.clue import LANGUAGES
 from console.bots.words import bare_key, exact_key, strip_marks
 from console.view.palette import Lab, srgb_to_oklab
 
-LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")
 COLUMNS = ("id", "kind", "child", "spread", "colours") + LANGUAGES
 # The kinds of concept; `colour` is a colour's own name, which the rules forbid as a clue.
 KINDS = ("colour", "food", "drink", "animal", "plant", "nature", "place", "weather", "time", "material",
@@ -152,5 +151,7 @@ def _mode(text: str) -> tuple[Lab, float]:
 @functools.cache
 def knowledge() -> Knowledge:
     """The shipped knowledge, parsed the first time it is asked for."""
+    from importlib import resources
+
     text = resources.files("console.bots").joinpath("data", "knowledge.tsv").read_text("utf-8")
     return parse_table(text)

@@ -269,17 +269,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("bot", "what a computer player would do on an empty board: guess a clue, give one")
     bot = p.add_subparsers(dest="bot_command", required=True, metavar="guess|clue")
-    from console.bots.aim import LEVELS as levels
-    from console.bots.knowledge import LANGUAGES as languages
+    from console.bots import LEVELS as levels
 
     q = bot.add_parser("guess", help="the cells a computer guesser would choose for a clue, best first")
-    q.add_argument("--lang", required=True, choices=languages, help="the clue's language")
+    q.add_argument("--lang", required=True, choices=LANGUAGES, help="the clue's language")
     q.add_argument("--level", choices=levels, default="expert", help="who guesses (default expert)")
     q.add_argument("--count", type=whole_number, default=10, metavar="N", help="how many cells (default 10)")
     q.add_argument("words", nargs="+", type=text_argument, metavar="WORD", help="the clue: one or two words")
     q.set_defaults(run=cmd_bot_guess)
     q = bot.add_parser("clue", help="the clue a computer giver would give for a target cell")
-    q.add_argument("--lang", required=True, choices=languages, help="the clue's language")
+    q.add_argument("--lang", required=True, choices=LANGUAGES, help="the clue's language")
     q.add_argument("--level", choices=levels, default="expert", help="who gives (default expert)")
     q.add_argument("--words", metavar="FILE", help="pick from this file's words, one a line (default: any it knows)")
     q.add_argument("cell", type=text_argument, help="the target, like H15")

@@ -17,12 +17,10 @@ list of Vietnamese words, a classifier (con, màu, hoa, ...) going with the word
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import ClassVar
 
 from console.game.board import COLS, ROW_LETTERS, brief_repr
@@ -97,6 +95,8 @@ class WordList:
 def word_list(lang: str) -> WordList:
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {brief_repr(lang)}: one of {', '.join(LANGUAGES)}")
+    import json  # here, not at import: the command line's every start imports this module
+
     data = json.loads(_data_file(f"{lang}.json"))
 
     def listed(name: str) -> tuple[str, ...]:
@@ -153,6 +153,8 @@ def _known(lang: str) -> _Known:
 
 
 def _data_file(name: str) -> str:
+    from importlib import resources
+
     return (resources.files("console.game") / "clue_words" / name).read_text(encoding="utf-8")
 
 
