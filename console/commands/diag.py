@@ -33,7 +33,7 @@ from console.config.loader import Config, load_config
 from console.view.font import GLYPH_HEIGHT, draw_text, text_width
 from console.commands.session import interactive_driver, load_script, play_script, run_interactive, scripted
 from console.commands.wiring import build_io, store_for
-from hal.drivers import SIMULATORS, Driver
+from hal.drivers import Driver
 from hal.frame import RGB, Frame
 from console.play.hold import Hold
 from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputEvent
@@ -413,8 +413,7 @@ def diag_main(config_path: str | None, simulator: bool, script: str | None, png:
     pins = dataclasses.asdict(config.input.pins)
     return run_interactive(
         config, name,
-        lambda name, sources, hint: build_diag(config, name, sources, hint=hint,
-                                               pins=None if name in SIMULATORS else pins))
+        lambda name, sources, hint, box: build_diag(config, name, sources, hint=hint, pins=pins if box else None))
 
 
 def boot_time_line(seconds: object) -> str:
