@@ -219,13 +219,13 @@ class NetworkDriver(Driver):
     """A driver whose frames leave as UDP datagrams to one receiver. A subclass frames the
     chain-ordered bytes (`_datagrams`); this class sends them, keeps the receiver's picture
     alive, and is the app's link to the receiver: one of its sources (`poll`, `next_poll`,
-    `close`) and whether the receiver `answering` (`watch` wakes the app when that changes).
-    `clock` is the loop's (time.monotonic); `watch=False` leaves the watch's thread unstarted
-    (the tests ask it themselves)."""
+    `close`) and whether the receiver `answering` (`watch` wakes the app when that changes, and
+    starts the watch's thread: a driver made for one look, by `diag`, asks `receiver.probe()`
+    itself). `clock` is the loop's (time.monotonic)."""
 
     def __init__(self, led_count: int, host: str, port: int, keepalive_ms: int, http_port: int, *,
                  udp_question: tuple[bytes, Callable[[bytes], bool]] | None = None,
-                 clock: Callable[[], float] = time.monotonic, watch: bool = True,
+                 clock: Callable[[], float] = time.monotonic,
                  resolve: Callable[[str, int], str] | None = None):
         problem = host_problem(host)
         if problem is not None:
@@ -241,8 +241,6 @@ class NetworkDriver(Driver):
         self._connected_to: str | None = None
         self._closed = False
         self.link = self
-        if watch:
-            self.receiver.start()
 
     name = "network"
 
@@ -283,9 +281,10 @@ class NetworkDriver(Driver):
         return self.receiver.answering
 
     def watch(self, wake: Callable[[], None]) -> None:
-        """`wake` is called (from the watch's thread) when the receiver goes or comes back, or
-        is found at a new address."""
+        """Start watching the receiver: `wake` is called (from the watch's thread) when it goes
+        or comes back, or is found at a new address."""
         self.receiver.watch(wake)
+        self.receiver.start()
 
     def poll(self, now: float) -> None:
         if now >= self._resend_at:

@@ -77,7 +77,7 @@ class WledDdp:
 
 def driver(led_count: int = 512, **options) -> DdpDriver:
     options.setdefault("http_port", 0)
-    return DdpDriver(led_count, "127.0.0.1", watch=False, **options)
+    return DdpDriver(led_count, "127.0.0.1", **options)
 
 
 class Wire:
@@ -301,7 +301,7 @@ def test_a_name_still_being_looked_up_never_holds_the_driver_up():
         return "127.0.0.1"
 
     with receiver_socket() as receiver:
-        ddp = DdpDriver(512, "wled-1a2b3c.local", port=receiver.getsockname()[1], http_port=0, watch=False,
+        ddp = DdpDriver(512, "wled-1a2b3c.local", port=receiver.getsockname()[1], http_port=0,
                         resolve=slow_resolve)
         looking = threading.Thread(target=ddp.receiver.probe)
         looking.start()
@@ -383,7 +383,7 @@ def test_a_ddp_display_without_a_web_port_answers_the_status_query():
 
     thread = threading.Thread(target=answer)
     thread.start()
-    ddp = DdpDriver(512, "127.0.0.1", port=display.getsockname()[1], http_port=0, watch=False)
+    ddp = DdpDriver(512, "127.0.0.1", port=display.getsockname()[1], http_port=0)
     assert ddp.receiver.probe()
     thread.join()
     display.close()

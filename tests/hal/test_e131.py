@@ -96,7 +96,7 @@ class WledMultiRgb:
 def wire(led_count: int = 512, **options) -> tuple[E131Driver, socket.socket]:
     receiver = receiver_socket()
     options.setdefault("http_port", 0)
-    return E131Driver(led_count, "127.0.0.1", port=receiver.getsockname()[1], watch=False, **options), receiver
+    return E131Driver(led_count, "127.0.0.1", port=receiver.getsockname()[1], **options), receiver
 
 
 def test_a_32x16_frame_is_four_universes_laid_out_as_the_standard_says():
@@ -183,7 +183,7 @@ def test_closing_ends_the_stream_and_each_keepalive_has_its_next_sequence_number
 def test_universes_past_the_last_are_refused():
     with pytest.raises(DriverError, match="512 LEDs need 4 universes from 63998, past the last, 63999: start at "
                                           "63996 or lower"):
-        E131Driver(512, "127.0.0.1", universe=63998, watch=False)
+        E131Driver(512, "127.0.0.1", universe=63998)
 
 
 def test_every_frame_of_a_game_reaches_the_receivers_in_its_tick(monkeypatch, tmp_path):
