@@ -194,8 +194,8 @@ class ColorList:
 
 
 PANEL_RULES = {
-    "panel_width": Number(1, 32, whole=True),
-    "panel_height": Number(1, 32, whole=True),
+    "panel_width": Number(1, 128, whole=True),  # a matrix whose receiver maps its wiring is one panel
+    "panel_height": Number(1, 128, whole=True),
     "panels_across": Number(1, 4, whole=True),
     "panels_down": Number(1, 4, whole=True),
     "start_corner": OneOf(START_CORNERS),
