@@ -471,12 +471,14 @@ def wled_findings(info: dict, cfg: dict | None, layout: Layout, driver: str, set
         lines.append(f"fix: WLED leaves realtime mode after {timeout * 100:g} ms without frames, under two of the "
                      f"console's keep-alives ({keepalive} ms): raise WLED's realtime timeout or lower keepalive_ms")
     if live.get("offset"):
-        lines.append(f"fix: WLED shifts realtime LEDs by {live.get('offset')} (Sync Interfaces: LED offset): set it to 0")
+        lines.append(f"fix: WLED shifts realtime LEDs by {live.get('offset')} (Sync Interfaces: LED offset): "
+                     f"set it to 0")
     if driver == "e131":
         dmx = live.get("dmx") if isinstance(live.get("dmx"), dict) else {}
         wanted = {"uni": settings.get("universe"), "addr": 1, "mode": WLED_MULTI_RGB}
         if live.get("port") != settings.get("port"):
-            lines.append(f"fix: WLED takes E1.31 on port {live.get('port')}, the console sends to {settings.get('port')}")
+            lines.append(f"fix: WLED takes E1.31 on port {live.get('port')}, the console sends to "
+                         f"{settings.get('port')}")
         if {key: dmx.get(key) for key in wanted} != wanted:
             lines.append(f"fix: WLED reads E1.31 as universe {dmx.get('uni')}, start address {dmx.get('addr')}, DMX "
                          f"mode {dmx.get('mode')}: set universe {settings.get('universe')}, start address 1 and "
@@ -508,7 +510,9 @@ def receiver_check(config: Config, driver: str, host: str | None = None) -> tupl
         answered = watch.probe()
     finally:
         link.close()
-    where = f"{settings['host']}" + (f" ({watch.address})" if watch.address and watch.address != settings["host"] else "")
+    where = settings["host"]
+    if watch.address and watch.address != where:
+        where += f" ({watch.address})"
     if not answered:
         return False, [f"the LED matrix at {where} does not answer: {watch.problem or 'no answer'}; "
                        f"check that it is on and on this network (the console carries on, and shows the game "

@@ -98,13 +98,7 @@ def ask_json(address: str, port: int, path: str, host: str, timeout_s: float = A
     """The JSON object at `path` (WLED's /json/info, /json/cfg), or None when the answer is not
     one (another web server); OSError or HTTPException when nothing answered."""
     status, body = ask(address, port, path, host, timeout_s)
-    if status != 200:
-        return None
-    try:
-        found = json.loads(body)
-    except ValueError:  # UnicodeDecodeError too
-        return None
-    return found if isinstance(found, dict) else None
+    return _json_object(body) if status == 200 else None
 
 
 class ReceiverWatch:
@@ -186,7 +180,8 @@ class ReceiverWatch:
                     if is_answer(sock.recv(65536)):
                         return True
             except OSError as error:
-                self.problem += ("; " if self.problem else "") + f"no answer to the status query on port {self.port} ({_reason(error)})"
+                unanswered = f"no answer to the status query on port {self.port} ({_reason(error)})"
+                self.problem = f"{self.problem}; {unanswered}" if self.problem else unanswered
         return not self.http_port and self.udp_question is None  # nothing to ask: assume it is there
 
 
@@ -210,7 +205,7 @@ def _reason(error: Exception) -> str:
 def _json_object(body: bytes) -> dict | None:
     try:
         found = json.loads(body)
-    except ValueError:
+    except ValueError:  # UnicodeDecodeError too
         return None
     return found if isinstance(found, dict) else None
 

@@ -89,8 +89,10 @@ def network_matrix_under_hardening(stage) -> str:
             assert props["DropInPaths"].split()[-1].endswith("zz-receiver.conf"), props
             seen = json.loads(receiver(RECEIVER, LISTEN_S, f"{LAN}.2", f"{OUTSIDE}.2"))
             lan, outside = seen["found"][f"{LAN}.2"], seen["found"][f"{OUTSIDE}.2"]
-            assert lan["pushes"] >= 15 and len(lan["pictures"]) >= 2, lan  # the idle board's glint, keep-alives
-            assert lan["bytes"] == 1536 * lan["pushes"] and seen["asked"][f"{LAN}.2"] >= 1, seen
+            # every changed frame, and a still one every 400 ms: 20 in 8 s from the keep-alive alone
+            assert lan["pushes"] >= 16 and lan["pictures"], lan
+            # whole frames (the listening may end between a frame's two datagrams), and the watch's questions
+            assert 0 <= lan["bytes"] - 1536 * lan["pushes"] <= 1440 and seen["asked"][f"{LAN}.2"] >= 1, seen
             assert outside["datagrams"] == 0 and seen["asked"][f"{OUTSIDE}.2"] == 0, seen
             stage.figure("network_receiver_frames", {"seconds": float(LISTEN_S), "pushes": lan["pushes"],
                                                      "datagrams": lan["datagrams"], "pictures": len(lan["pictures"])})

@@ -47,7 +47,8 @@ def test_a_wled_as_documented_is_ok_but_for_force_max_brightness_which_it_leaves
     (lambda i, c: c["if"]["live"].update({"offset": 3}), "shifts realtime LEDs by 3"),
     (lambda i, c: i["leds"].update({"count": 300}), "WLED drives 300 LEDs, the panel section makes 512"),
     (lambda i, c: i["leds"].update({"matrix": {"w": 16, "h": 16}}), "WLED's matrix is 16x16, the console draws 32x16"),
-    (lambda i, c: i["leds"].update({"maxpwr": 4000}), "limits the LEDs to 4000 mA, the console's limiter counts on 850"),
+    (lambda i, c: i["leds"].update({"maxpwr": 4000}),
+     "limits the LEDs to 4000 mA, the console's limiter counts on 850"),
 ])
 def test_each_wled_setting_that_would_change_the_picture_is_named_with_its_fix(change, words):
     info, cfg = copy.deepcopy(INFO), copy.deepcopy(CONFIG)

@@ -110,8 +110,8 @@ def test_a_32x16_frame_is_two_packets_with_the_push_on_the_last():
     decoded = [spec_decode(p) for p in packets]
     assert [(d["offset"], d["length"], d["push"]) for d in decoded] == [(0, 1440, False), (1440, 96, True)]
     for d in decoded:
-        assert (d["version"], d["reserved"], d["timecode"], d["storage"], d["reply"], d["query"]) == (1, 0, False,
-                                                                                                      False, False, False)
+        flags = (d["version"], d["reserved"], d["timecode"], d["storage"], d["reply"], d["query"])
+        assert flags == (1, 0, False, False, False, False)
         assert (d["custom"], d["type"], d["bits"], d["id"]) == (0, 0b001, 0b011, 1)  # RGB, 8 bits an element
         assert d["sequence_reserved"] == 0 and len(d["data"]) == d["length"]
     assert [d["sequence"] for d in decoded] == [1, 2]
@@ -263,8 +263,10 @@ class RefusingSocket:
         pass
 
 
-@pytest.mark.parametrize("error", [BlockingIOError(errno.EAGAIN, "full"), OSError(errno.ENETUNREACH, "no route"),
-                                   OSError(errno.EPERM, "the IP filter"), ConnectionRefusedError(errno.ECONNREFUSED, "")])
+@pytest.mark.parametrize("error", [
+    BlockingIOError(errno.EAGAIN, "full"), OSError(errno.ENETUNREACH, "no route"),
+    OSError(errno.EPERM, "the IP filter"), ConnectionRefusedError(errno.ECONNREFUSED, "refused"),
+])
 def test_a_frame_the_socket_will_not_take_is_dropped_and_the_keepalive_brings_it(monkeypatch, error):
     refusing = RefusingSocket(error)
     monkeypatch.setattr(network.socket, "socket", lambda *args: refusing)
