@@ -106,7 +106,7 @@ class Keeper:
         self._bindings, self._bound_for = bindings, (None, None)
         holder = seating.restored(self.game, bindings)  # else nobody's
         self.ui = replace(self.ui, screen="resume", choice=0, seating=replace(self.ui.seating, secret=holder))
-        self.keep_bound(self.ui.since)
+        self.redeal_if_moved(self.ui.since)
 
     def put_on(self, game: GameState | None, ui: Ui) -> None:
         """`game` on `ui`'s screen, as if a step had led there (the benchmark's busy game)."""
@@ -120,7 +120,7 @@ class Keeper:
         before_game, before_ui = self.game, self.ui
         if step.abandon:
             self.store.abandon()
-        self._keep_binding(step.game, step.ui)
+        self._store_secret_holder(step.game, step.ui)
         kept = self._store_actions(step.actions, before_game)
         if kept is not None:
             self.game = kept
@@ -128,7 +128,7 @@ class Keeper:
             self.ui = replace(self.ui, disk_full=True)
             return False
         self.game, self.ui = step.game, step.ui
-        self.keep_bound(now)
+        self.redeal_if_moved(now)
         if self.ui.seating.holders != before_ui.seating.holders and self._keep_seats is not None:
             self._keep_seats(self.ui.seating.saved())
         if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
@@ -141,7 +141,7 @@ class Keeper:
             self.store.set_setting(BRIGHTNESS_SETTING, self.ui.brightness)
         return True
 
-    def keep_bound(self, now: float) -> None:
+    def redeal_if_moved(self, now: float) -> None:
         """A deal for the giver seat's new occupant when the seat changed hands before the target
         was chosen (table.rebound). Until its redeal is durable nobody holds the round: it is
         tried again at the next change."""
@@ -149,11 +149,11 @@ class Keeper:
         if moved is None:
             return
         game, ui, actions = moved
-        self._keep_binding(game, ui)
+        self._store_secret_holder(game, ui)
         if self._store_actions(actions, self.game) is None:
             self.game, self.ui = game, ui
 
-    def _keep_binding(self, game: GameState | None, ui: Ui) -> None:
+    def _store_secret_holder(self, game: GameState | None, ui: Ui) -> None:
         """Keep the round's secret holder in the store, before the action that deals the round."""
         if game is None or rules.is_terminal(game):
             return

@@ -25,7 +25,8 @@ own cell, and everything else the table needs is in the status columns.
   sleeps in between: each change wakes the box, and the wake-up costs more than the drawing (the
   figures are in docs/PERFORMANCE.md). A cursor on a refused cell (taken)
   flickers red instead for REFUSED_S, from the moment of the press.
-  Several cursors may be drawn (phone players', `Ui.remote_cursors`).
+  More cursors may be drawn beside it (`Ui.remote_cursors`: `palette --legibility` measures
+  one on every cell at once).
 
 The board takes columns 0-29 and rows 0-15 (cell (row, col) at x = col, y = row); larger
 canvases keep it at the top left with the rest black. The status columns, x 30-31:
@@ -203,7 +204,7 @@ def _draw_cursor(pixels: bytearray, width: int, player_color: str, cell: Cell, a
 
 
 def _draw_cursors(pixels: bytearray, width: int, ui: Ui, at: Moment, own_color: str | None) -> None:
-    """The phone players' cursors, then the panel's in the acting player's colour (`own_color`,
+    """The extra cursors (`Ui.remote_cursors`), then the panel's in the acting player's colour (`own_color`,
     None: no cursor of its own)."""
     for cursor in ui.remote_cursors:
         _draw_cursor(pixels, width, cursor.color, cursor.cell, at)

@@ -74,7 +74,7 @@ class Ui:
     choice: int = 0  # a two-way menu: resume (0) / new (1); second clue (0) / pass (1)
     setup: SetupChoices = field(default_factory=SetupChoices)
     pending: Pawn | None = None  # placed (and stored) just now: B takes it back until the next press
-    remote_cursors: tuple[Cursor, ...] = ()  # phone players' cursors, drawn beside the panel's
+    remote_cursors: tuple[Cursor, ...] = ()  # more cursors beside the panel's (`palette --legibility`: one on every cell)
     refused: Cell | None = None  # an occupied cell the player tried: a visible "no"
     refused_at: float = -1.0
     brightness: float = 1.0  # the ceiling the host set (the limiter may still lower it)
