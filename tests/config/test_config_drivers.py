@@ -165,3 +165,17 @@ def test_a_network_driver_needs_its_receiver_only_when_it_is_the_driver(tmp_path
         assert load_config(str(path), {}, str(tmp_path / "etc.yaml")).driver.ddp.host == host
     path.write_text("driver:\n  name: auto\n")
     assert load_config(str(path), {}, str(tmp_path / "etc.yaml")).driver.ddp.host is None
+
+
+def test_the_wled_preset_is_the_makers_guides_and_a_good_configuration(tmp_path):
+    """config/wled.yaml is the block the guide shows (less its header comment), check-config
+    takes it, and its limiter counts as WLED's does (an ESP32's 120 mA, 55 mA an LED)."""
+    preset = ROOT / "config" / "wled.yaml"
+    body = "".join(line + "\n" for line in preset.read_text().splitlines() if not line.startswith("#"))
+    guide = MAKERS.read_text()
+    block = guide[guide.index("   ```yaml\n", guide.index("config/wled.yaml")) + len("   ```yaml\n"):]
+    block = block[:block.index("   ```\n")]
+    assert "".join(line[3:] + "\n" for line in block.splitlines()) == body
+    config = load_config(str(preset), {}, str(tmp_path / "etc.yaml"))
+    assert (config.driver.name, config.driver.ddp.host, config.panel.serpentine) == ("ddp", "192.168.1.50", False)
+    assert (config.power.pi_ma, config.power.led_ma, config.power.idle_ma) == (120, 55, 1)
