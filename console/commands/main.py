@@ -89,6 +89,12 @@ def cmd_diag(args: argparse.Namespace) -> int:
 
     if args.headless and not args.script:
         raise UsageError("diag --headless needs --script FILE (the inputs to play)")
+    if args.receiver is not None:
+        if args.sim or args.headless or args.script or args.png:
+            raise UsageError("diag --receiver HOST checks the receiver alone: it goes with no other option")
+        from console.commands.diag import receiver_main
+
+        return receiver_main(args.config, args.receiver)
     return diag_main(args.config, args.sim, args.script, args.png)
 
 
@@ -254,6 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--headless", action="store_true", help="no screen: inputs from --script")
     p.add_argument("--script", metavar="FILE", help="input script for the headless check")
     p.add_argument("--png", metavar="OUT", type=output_path, help="with --script: write the last frame as a PNG")
+    p.add_argument("--receiver", metavar="HOST", type=text_argument,
+                   help="check the LED matrix (WLED, FPP) at this address or name, then stop")
     p.set_defaults(run=cmd_diag)
 
     p = command("bench", "whether this machine keeps up: frame cost, press to frame, still CPU, a phone's tap")

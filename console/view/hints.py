@@ -15,6 +15,8 @@ def describe(state: GameState | None, ui: Ui) -> str:
         text += " [the record store is offline: moves are kept and saved when it is back]"
     if ui.disk_full:
         text += " [the disk is full: a move is only taken while the record store can keep it]"
+    if not ui.receiver_answers:
+        text += " [the LED matrix does not answer: the game goes on, and the matrix shows it again once it is back]"
     return text
 
 

@@ -80,6 +80,7 @@ class Ui:
     brightness: float = 1.0  # the ceiling the host set (the limiter may still lower it)
     last_winners: tuple[str, ...] = ()  # colours of the last game's winners, for the idle screen
     store_online: bool = True
+    receiver_answers: bool = True  # a network driver's matrix answers (hal/drivers/network.py)
     disk_full: bool = False  # the journal cannot be written: a move is only taken if Redis takes it
     hold_progress: float = 0.0  # 0..1 while the shutdown button is held
     colors: tuple[str, ...] = DEFAULT_COLOR_NAMES  # the configured pawn colours, in seat order
