@@ -7,7 +7,9 @@ Every animation is a function of `t` (and of `ui.since`, when the screen started
 inputs always give the same frame and tests need no clock.
 
 While clues are given and guessed, nothing covers the board: a pawn or a cursor changes only its
-own cell, and everything else the table needs is in the status columns.
+own cell, and everything else the table needs is in the status columns. A clue written on the
+giver's phone fills the panel with its words for a few seconds when it is given, before the first
+pawn of the phase (any press or a guesser's tap ends it), and again at the reveal.
 
 - A pawn blinks between its player's colour (PAWN_LIT of each PAWN_S period) and dark. Dark
   differs from every cell by far more than any two pawn colours are close, so a pawn shows on
@@ -342,7 +344,12 @@ def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
 
 def _play(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:
     """Clues and guesses: the whole board with its pawns; while guessing the cursor and, in the
-    status columns, the loupe; in the second clue the giver's choice, C or P."""
+    status columns, the loupe; in the second clue the giver's choice, C or P. A clue written on
+    the giver's phone first fills the panel with its words, before anyone places a pawn."""
+    if ui.clue_screen and at.within(ui.since, ui.clue_screen):
+        frame = Frame(width, height)
+        screens.clue(frame, state, ui, at)
+        return frame
     parts = _play_parts(state, ui, width, height)
     beat = parts.asks_beat and at.blink(ACT_HZ, PAWN_LIT)  # the pawns' and the swatch's one beat
     frame = _frame_from(parts.bases[beat], width, height)
@@ -393,7 +400,7 @@ def _reveal(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
     if stage == "frame":
         return _reveal_frame(state, ui, at, width, height)
     frame = Frame(width, height)
-    (screens.points if stage == "points" else screens.scores)(frame, state, ui, at)
+    {"clues": screens.reveal_clues, "points": screens.points, "scores": screens.scores}[stage](frame, state, ui, at)
     return frame
 
 
