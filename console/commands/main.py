@@ -16,6 +16,7 @@ import sys
 from console.commands.common import EXIT_USAGE, UsageError
 from console.commands.streams import (OutputError, hold_closed_descriptors, reopen_standard_streams, say,
                                      settle)
+from console.game.clue import LANGUAGES
 from console.game.record import RecordError
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -109,6 +110,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     from console.commands.session import open_store
 
     return export_main(open_store(args.config), args.game, sys.stdout)
+
+
+def cmd_clue(args: argparse.Namespace) -> int:
+    from console.commands.clue import clue_main
+
+    return clue_main(args.lang, args.second, args.text, args.table)
 
 
 def cmd_sticker(args: argparse.Namespace) -> int:
@@ -249,6 +256,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="FILE", type=output_path, help="the picture: .svg, .png, .pdf or .eps")
     p.add_argument("--url", type=text_argument, help="the address to encode (default: the configured web server's)")
     p.set_defaults(run=cmd_sticker)
+
+    p = command("clue", "whether a typed clue keeps the rules (the phones' check): ok, or the rule and the word")
+    p.add_argument("--lang", choices=LANGUAGES, help="the giver's language (English holds too)")
+    p.add_argument("--second", action="store_true", help="the second clue (one or two words, no comparative)")
+    p.add_argument("--table", action="store_true", help="print the words the check knows as a markdown table")
+    p.add_argument("text", nargs="*", metavar="TEXT", help="the clue (its words may be separate arguments)")
+    p.set_defaults(run=cmd_clue)
 
     p = command("check-config", "check a configuration file and report every problem")
     p.add_argument("file", nargs="?", help="the file to check (default: the one the console would use)")
