@@ -17,7 +17,7 @@ from console.game import rules
 from console.game.board import parse_cell
 from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
 from console.view.render import render
-from console.view.screens import clue_seconds
+from console.view.screens import CLUE_PAGE_S, clue_seconds
 from console.game.seating import PANEL, Seating
 from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SetupChoices, Ui
 from hal.frame import Frame
@@ -117,8 +117,9 @@ def scenes() -> Iterator[Scene]:
     yield "reveal", "the reveal: the scoring frame flashes around the target", lambda: render(
         scored, Ui(screen="reveal"), 0.2)
     written = _written_round()
-    yield "reveal-clues", "after the frame, the round's written clues again (the second in gold)", lambda: render(
-        written, Ui(screen="reveal", reveal_clues=clue_seconds(written.clues)), REVEAL_POINTS_S + 0.1)
+    yield "reveal-clues", "after the frame, the round's written clues again, a page each (the second in gold)", (
+        lambda: render(written, Ui(screen="reveal", reveal_clues=clue_seconds(written.clues)),
+                       REVEAL_POINTS_S + CLUE_PAGE_S + 0.1))
     yield "points", "the round's points, +N in each player's colour, in seat order", lambda: render(
         scored, Ui(screen="reveal"), REVEAL_POINTS_S + 0.1)
     yield "scoreboard", "the totals in seat order, the round as 1 over 10", lambda: render(

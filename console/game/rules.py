@@ -30,7 +30,7 @@ __all__ = [
 PHASES = ("choose_target", "clue1", "guess1", "clue2", "guess2", "round_over", "game_over")
 VARIANTS = ("cards", "free")
 MIN_PLAYERS, MAX_PLAYERS = 3, 10
-MAX_CLUE_CHARS = 64  # a written clue's words together, at most: what a phone may send (web/messages.py)
+MAX_CLUE_TEXT = 64  # a written clue's words together, in characters: a record's bound (the check's is lower)
 DEFAULT_COLOR_NAMES = (
     "red", "orange", "yellow", "green", "cyan", "blue", "purple", "pink", "white", "black",
 )
@@ -330,7 +330,7 @@ def _second_clue(state: GameState, a: Clue) -> GameState:
 
 
 def _whole_clue(a: Clue) -> Clue:
-    """`a` once its fields agree: a written clue has words (none blank) of at most MAX_CLUE_CHARS
+    """`a` once its fields agree: a written clue has words (none blank) of at most MAX_CLUE_TEXT
     and a language; a spoken one neither, and is never checked. Not the clue rules: those are the
     check's (game/clue.py), made before the action."""
     if not a.words:
@@ -339,8 +339,8 @@ def _whole_clue(a: Clue) -> Clue:
         return a
     if not all(word.strip() for word in a.words):
         raise RuleError("clue: a word of a written clue is blank")
-    if sum(map(len, a.words)) > MAX_CLUE_CHARS:
-        raise RuleError(f"clue: a written clue has at most {MAX_CLUE_CHARS} characters")
+    if sum(map(len, a.words)) > MAX_CLUE_TEXT:
+        raise RuleError(f"clue: a written clue has at most {MAX_CLUE_TEXT} characters")
     if not a.lang:
         raise RuleError("clue: a written clue needs the language it was written in")
     return a

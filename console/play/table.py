@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from console.game import clue as clue_rules, rules
+from console.game.clue_text import display_word, typed_words
 from console.game.rules import Action, GameState, Pawn
 from console.game.seating import PANEL, dealt, redeal
 from console.play import intents
@@ -152,16 +153,26 @@ def _round(game: GameState, ui: Ui, player: Player, intent: Intent, t: float) ->
     raise Refusal("not_now", f"next is not possible now (the game is at {game.phase})")
 
 
+# The clue rules of the game, which the host's house-rule switch turns off (the table keeps them
+# then, as with a spoken clue); what a clue's characters may be is never off: every screen shows it.
+GAME_RULES = ("coordinate", "colour_name", "comparative", "too_many_words")
+
+
 def written_clue(game: GameState, ui: Ui, intent: intents.GiveClue) -> rules.Clue:
-    """The clue `intent` writes: its words as the room is shown them. Held to the clue rules (the
-    first clue one word, the second one or two, no colour, no board position, nothing that
-    places it against the guesses) unless the host switched the check off; a clue that breaks
-    one is a Refusal naming the rule and the word (`clue_<rule>`, `word`), which the giver's
-    phone says in its language."""
+    """The clue `intent` writes: its words as the room is shown them (the check's display form).
+    Held to the clue rules in the giver's language and English (game/clue.py) unless the host
+    switched the check off; a clue that breaks one is a Refusal whose key (`clue_<rule>`) and
+    `word` the giver's phone says in its language."""
+    if intent.lang not in clue_rules.LANGUAGES:
+        raise Refusal("bad_message", f"no clue check speaks {intent.lang[:20]!r}")
     verdict = clue_rules.check_clue(intent.text, intent.lang, second=game.phase == "clue2")
-    if not verdict.accepted and (ui.clue_check or verdict.rule in clue_rules.ALWAYS):
-        raise Refusal(f"clue_{verdict.rule}", verdict.message, word=verdict.word)
-    return rules.Clue(tuple(verdict.words), intent.lang, checked=ui.clue_check)
+    if verdict.ok:
+        return rules.Clue(verdict.words, intent.lang, checked=ui.clue_check)
+    if ui.clue_check or verdict.rule not in GAME_RULES:
+        word = f": {verdict.word!r}" if verdict.word else ""
+        raise Refusal(verdict.key, f"that clue breaks the rule {verdict.rule}{word}", **verdict.params)
+    # the house rule: the words as written (their characters passed, the game's rules come after)
+    return rules.Clue(tuple(display_word(word) for word in typed_words(intent.text)), intent.lang, checked=False)
 
 
 def _place(game: GameState, ui: Ui, t: float) -> Step:

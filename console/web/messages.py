@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 
 from console.game.board import Cell, RuleError, parse_cell
 from console.game.record import json_value
-from console.game.rules import MAX_CLUE_CHARS, VARIANTS
+from console.game.clue import LANGUAGES, MAX_TYPED_BYTES
+from console.game.rules import VARIANTS
 from console.play import intents
 from console.play.intents import Intent
 from console.web.server import MAX_MESSAGE_BYTES
@@ -45,7 +46,7 @@ INTENTS = {
     "cursor": lambda f: intents.PointAt(f["cell"]), "place": lambda f: intents.Place(f["cell"]),
     "take_back": lambda f: intents.TakeBack(), "confirm": lambda f: intents.Confirm(),
     "choose": lambda f: intents.ChooseTarget(f["cell"]),
-    "clue": lambda f: intents.GiveClue(f["text"], f["lang"] or "en"),
+    "clue": lambda f: intents.GiveClue(f.get("text"), f.get("lang") or "en"),
     "pass": lambda f: intents.Pass(), "next": lambda f: intents.Next(),
     "new_game": lambda f: intents.NewGame(f["players"], f["variant"], f["first_giver"]),
     "brightness": lambda f: intents.Brightness(f["delta"]), "abandon": lambda f: intents.Abandon(),
@@ -53,8 +54,7 @@ INTENTS = {
 }
 assert set(FIELDS) == set(INTENTS) | set(CONNECTION_VERBS), "every verb is the connection's or an intent"
 MAX_TEXT = 64
-MAX_CLUE = MAX_CLUE_CHARS  # a clue as typed, in characters (the page's field stops there too)
-LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
+MAX_CLUE = MAX_TYPED_BYTES  # a clue as typed, in characters: the check refuses more bytes as too long, by key
 MAX_NUMBER = 2**53  # what a page's JavaScript counts exactly: no message of ours needs more
 
 
@@ -162,7 +162,8 @@ def _int_or_none(verb: str, name: str, value: Any) -> int | None:
 
 def _clue(verb: str, name: str, value: Any) -> str | None:
     """A clue as typed: any text up to MAX_CLUE characters (what it may say is the check's, in the
-    handler), None when left out (said aloud). Lone surrogates cannot be shown or stored: refused."""
+    handler, which says why in the phone's language), None when left out (said aloud). A lone
+    surrogate is not text JSON can carry on: refused here."""
     if value is None:
         return None
     if not isinstance(value, str) or len(value) > MAX_CLUE:

@@ -28,7 +28,7 @@ from console.play import ports
 from console.web.hub import Hub
 from console.web.pacing import DevicePacers
 from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool
-from console.web.messages import LANGUAGES
+from console.game.clue import LANGUAGES
 from console.web.phone_connection import POLICY_VIOLATION, PhoneConnection, client_address
 from console.web.server import origin_allowed
 from console.web.views import ViewTexts

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from console.game import rules
 from console.game.record import (RecordError, action_from_json, action_to_json, dumps_record, parse_record,
                                  replay_record, state_json)
-from console.game.rules import MAX_CLUE_CHARS, ChooseTarget, Clue, NewGame, Next, RuleError, SkipClue
+from console.game.rules import MAX_CLUE_TEXT, ChooseTarget, Clue, NewGame, Next, RuleError, SkipClue
 from tests.gameplay import c, play_round
 
 # A whole game of three players written before clues had words: spoken clues, a take-back, a
@@ -97,7 +97,7 @@ def test_the_engine_does_not_check_the_words_again():
 @pytest.mark.parametrize("clue, problem", [
     (Clue(("",), "en", True), "a word of a written clue is blank"),
     (Clue(("sky", " "), "en", True), "a word of a written clue is blank"),
-    (Clue(("x" * (MAX_CLUE_CHARS + 1),), "en", True), f"at most {MAX_CLUE_CHARS} characters"),
+    (Clue(("x" * (MAX_CLUE_TEXT + 1),), "en", True), f"at most {MAX_CLUE_TEXT} characters"),
     (Clue(("sky",), None, True), "needs the language"),
     (Clue(("sky",), "", False), "needs the language"),
     (Clue((), "en", False), "a spoken clue"),
@@ -129,7 +129,7 @@ def test_a_bad_clue_line_names_the_file_line_and_field(line, problem):
 
 
 WORDS = st.lists(st.text(min_size=1, max_size=12).filter(str.strip), min_size=1, max_size=4).filter(
-    lambda words: sum(map(len, words)) <= MAX_CLUE_CHARS)
+    lambda words: sum(map(len, words)) <= MAX_CLUE_TEXT)
 
 
 @settings(max_examples=200, deadline=None)
