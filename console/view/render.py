@@ -283,6 +283,14 @@ def _loupe(cell: Cell) -> tuple[bytes, ...]:
 _BEAT_SCREENS = ("play", "secret")  # the screens whose pawns, cursors or swatches keep the beat
 
 
+def _shows_clue(ui: Ui, at: Moment) -> bool:
+    """`Ui.shows_clue` at `at`: the board comes back at `Ui.clue_ends`, on the beat."""
+    if not ui.clue_screen:
+        return False
+    ends = ui.clue_ends()
+    return at.holds(ui.shows_clue, ui.since if at.t < ui.since else ends if at.t < ends else math.inf)
+
+
 def _draw_system(frame: Frame, ui: Ui, at: Moment) -> None:
     """What the host must see on any screen: the shutdown hold and a store outage. The outage's
     dot blinks on the beat where the screen keeps it, and is steady elsewhere: a blink of its own
@@ -293,7 +301,8 @@ def _draw_system(frame: Frame, ui: Ui, at: Moment) -> None:
         filled = math.ceil(min(1.0, ui.hold_progress) * screens.PANEL_H)
         fill_rect(frame, STATUS_X, 0, 2, screens.PANEL_H - filled, HOLD_OFF)
         fill_rect(frame, STATUS_X, screens.PANEL_H - filled, 2, filled, HOLD_ON)
-    if (ui.disk_full or not ui.store_online) and (ui.screen not in _BEAT_SCREENS or at.blink(ACT_HZ, PAWN_LIT)):
+    on_beat = ui.screen in _BEAT_SCREENS and not _shows_clue(ui, at)
+    if (ui.disk_full or not ui.store_online) and (not on_beat or at.blink(ACT_HZ, PAWN_LIT)):
         frame.set(STATUS_X + 1, screens.PANEL_H - 1, DISK_FULL if ui.disk_full else AMBER)
 
 
@@ -346,7 +355,7 @@ def _play(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fram
     """Clues and guesses: the whole board with its pawns; while guessing the cursor and, in the
     status columns, the loupe; in the second clue the giver's choice, C or P. A clue written on
     the giver's phone first fills the panel with its words, before anyone places a pawn."""
-    if ui.clue_screen and at.within(ui.since, ui.clue_screen):
+    if _shows_clue(ui, at):
         frame = Frame(width, height)
         screens.clue(frame, state, ui, at)
         return frame

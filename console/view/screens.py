@@ -307,13 +307,13 @@ def clue_lines(words: tuple[str, ...]) -> list[str]:
 def _broken(part: str) -> list[str]:
     """`part` in the fewest pieces the panel's width holds, as even as can be, each but the last
     ending in "-" ("MELOC-", "OTON" rather than "MELOCOT-", "ON")."""
-    for count in range(2, len(part) + 1):
+    for count in range(1, len(part) + 1):
         size = -(-len(part) // count)
         pieces = [part[i:i + size] for i in range(0, len(part), size)]
         pieces = [piece + "-" for piece in pieces[:-1]] + pieces[-1:]
         if all(font.text_width(piece) <= PANEL_W for piece in pieces):
             return pieces
-    return [part]  # not reached: one glyph and "-" always fit
+    return [part]  # not reached: a glyph and "-" always fit
 
 
 @lru_cache(maxsize=16)

@@ -27,6 +27,7 @@ as settings). The screens, in the order a party meets them:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 from console.game.board import Cell
@@ -93,7 +94,7 @@ class Ui:
     room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
     seating: Seating = Seating()  # who holds each seat and the round's secret (game/seating.py)
     clue_check: bool = True  # written clues are held to the clue rules (the host's house-rule switch)
-    clue_screen: float = 0.0  # seconds the play screen shows the written clue's words from `since`
+    clue_screen: float = 0.0  # seconds of pages the play screen shows the written clue's words in, from `since`
     reveal_clues: float = 0.0  # seconds the reveal shows the round's written clues, after the frame
 
     def with_cursor(self, cell: Cell) -> Ui:
@@ -112,7 +113,13 @@ class Ui:
 
     def shows_clue(self, t: float) -> bool:
         """The play screen shows the written clue's words at time t (not the board)."""
-        return self.screen == "play" and 0 <= t - self.since < self.clue_screen
+        return self.screen == "play" and self.clue_screen > 0 and self.since <= t < self.clue_ends()
+
+    def clue_ends(self) -> float:
+        """When the board comes back after a written clue's words: its pages shown, on the next
+        whole second of the app's clock, where the pawns' beat lights them (render.PAWN_S), so
+        its return is a change the board makes anyway, not a wake-up more."""
+        return float(math.ceil(self.since + self.clue_screen))
 
     def reveal_stage(self, t: float) -> str:
         """`frame`, `clues`, `points` or `scores`: where the reveal animation is at time t."""

@@ -58,7 +58,7 @@ def test_a_written_clue_is_checked_kept_with_its_language_and_shown_on_the_panel
     assert step.actions == (clue,) and step.game.clues == (clue,) and step.game.phase == "guess1"
     assert step.ui.screen == "play" and step.ui.clue_screen == clue_seconds((clue,)) > 0
     assert render(step.game, step.ui, T + 0.1) != render(step.game, replace(step.ui, clue_screen=0.0), T + 0.1)
-    after = T + step.ui.clue_screen
+    after = step.ui.clue_ends()
     assert render(step.game, step.ui, after) == render(step.game, replace(step.ui, clue_screen=0.0), after)
 
 
@@ -175,7 +175,7 @@ def test_a_press_on_the_clue_screen_brings_the_board_back_and_moves_nothing():
     pressed = controller.handle(game, ui, "right", T + 0.5, random.Random(0))
     assert pressed.ui.clue_screen == 0.0 and pressed.ui.cursor == ui.cursor and pressed.game is game
     assert controller.screen_key(ui, T + 0.5) == ("play", "clue")
-    assert controller.screen_key(ui, T + ui.clue_screen) == ("play", "")
+    assert controller.screen_key(ui, ui.clue_ends()) == ("play", "")
 
 
 def test_a_guessers_tap_on_the_board_brings_the_board_back():
