@@ -9,7 +9,8 @@ produces an illegal action: an occupied cell shows a "no" instead.
 
 A pawn placed stays pending until the next press: B takes it back, any other press lets it stand
 (and, while guessing goes on, also counts as the next player's first press); the reveal after the
-last pawn waits for that press.
+last pawn waits for that press. While a clue typed on a phone fills the panel, a press only brings
+the board back: it lands on nothing the guesser has not seen.
 """
 
 from __future__ import annotations

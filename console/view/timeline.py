@@ -260,6 +260,6 @@ def _scene(state: GameState, ui: Ui, screen: str, duration: float, caption: str,
 
 def _reveal_caption(state: GameState) -> str:
     points = ", ".join(f"{player_name(state, p)} +{n}" for p, n in enumerate(state.last_round_points))
-    said = " then ".join(f'"{clue_text(clue.words)}"' for clue in state.clues if clue.written)
-    clues = f" (clues {said})" if said else ""
+    said = [f'"{clue_text(clue.words)}"' for clue in state.clues if clue.written]
+    clues = f" ({'clues' if len(said) > 1 else 'clue'} {' then '.join(said)})" if said else ""
     return f"Round {state.round}: the target was {state.target_revealed}{clues}; {points}"
