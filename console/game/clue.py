@@ -25,7 +25,7 @@ from functools import cache
 from importlib import resources
 from typing import ClassVar
 
-from console.game.board import COLS, ROW_LETTERS
+from console.game.board import COLS, ROW_LETTERS, brief_repr
 from console.game.clue_text import (character_problem, display_word, parts, shown_as_typed, skeleton,
                                     syllable_key, typed_words)
 
@@ -55,8 +55,8 @@ class Accepted:
 @dataclass(frozen=True)
 class Refused:
     """A clue that breaks `rule` (one of RULES) with `word`, as the guest typed it but with
-    invisible characters shown as � ("" when no word is to blame: empty, too long). The word may
-    hold markup characters: it is text, shown as text."""
+    invisible characters shown as � and cut to 20 characters ("" when no word is to blame: empty,
+    too long). The word may hold markup characters: it is text, shown as text."""
 
     rule: str
     word: str = ""
@@ -81,7 +81,6 @@ class WordList:
     """One language's words as clue_words/<lang>.json writes them. An entry `stem+e` stands for
     the stem with each ending of `endings[e]` ("ross+o": rosso, rossa, rossi, rosse)."""
 
-    lang: str
     colours: tuple[tuple[str, tuple[str, ...]], ...]  # (colour, entries) for each of COLOURS
     modifiers: tuple[str, ...]  # closed compounds with a colour: sky + blue, azzurro + cielo
     comparatives: tuple[str, ...]
@@ -96,16 +95,19 @@ class WordList:
 
 @cache
 def word_list(lang: str) -> WordList:
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {brief_repr(lang)}: one of {', '.join(LANGUAGES)}")
     data = json.loads(_data_file(f"{lang}.json"))
-    endings = data.get("endings", {})
-    return WordList(
-        lang=lang,
-        colours=tuple((colour, tuple(data["colours"][colour])) for colour in COLOURS),
-        modifiers=tuple(data.get("modifiers", ())), comparatives=tuple(data["comparatives"]),
-        endings=tuple((name, tuple(forms)) for name, forms in endings.items()),
-        one_letter_words=tuple(data.get("one_letter_words", ())), linking_words=tuple(data.get("linking_words", ())),
-        classifiers=tuple(data.get("classifiers", ())), homographs=tuple(data.get("homographs", ())),
-        lexicon_extra=tuple(data.get("lexicon_extra", ())), syllable_words=bool(data.get("syllable_words")))
+
+    def listed(name: str) -> tuple[str, ...]:
+        return tuple(data.get(name, ()))
+
+    return WordList(colours=tuple((colour, tuple(data["colours"][colour])) for colour in COLOURS),
+                    modifiers=listed("modifiers"), comparatives=listed("comparatives"),
+                    endings=tuple((name, tuple(endings)) for name, endings in data.get("endings", {}).items()),
+                    one_letter_words=listed("one_letter_words"), linking_words=listed("linking_words"),
+                    classifiers=listed("classifiers"), homographs=listed("homographs"),
+                    lexicon_extra=listed("lexicon_extra"), syllable_words=bool(data.get("syllable_words")))
 
 
 def forms(entry: str, words: WordList) -> tuple[str, ...]:
@@ -140,10 +142,11 @@ def _known(lang: str) -> _Known:
     def phrases(lines) -> frozenset[tuple[str, ...]]:
         return frozenset(tuple(syllable_key(s) for s in line.split()) for line in lines)
 
-    lexicon = phrases(_data_file("vi-words.txt").splitlines() + list(words.lexicon_extra + words.homographs)) \
-        if words.syllable_words else frozenset()
-    return _Known(colours=keys(e for _, entries in words.colours for e in entries), modifiers=keys(words.modifiers),
-                  comparatives=keys(words.comparatives),
+    lexicon = frozenset()
+    if words.syllable_words:
+        lexicon = phrases(_data_file("vi-words.txt").splitlines() + [*words.lexicon_extra, *words.homographs])
+    return _Known(colours=keys(entry for _, entries in words.colours for entry in entries),
+                  modifiers=keys(words.modifiers), comparatives=keys(words.comparatives),
                   one_letter_words=frozenset(unicodedata.normalize("NFC", w.casefold()) for w in words.one_letter_words),
                   linking_words=keys(words.linking_words), classifiers=keys(words.classifiers),
                   homographs=phrases(words.homographs), lexicon=lexicon, syllable_words=words.syllable_words)
@@ -157,8 +160,7 @@ def check_clue(text: str, lang: str, *, second: bool) -> ClueVerdict:
     """The verdict on a typed clue: the first clue when `second` is false. `lang` is the giver's
     language (one of LANGUAGES, else ValueError); English holds too. Bounded: at most
     MAX_TYPED_BYTES are read, whatever `text` holds."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"unknown language {lang[:20]!r}: one of {', '.join(LANGUAGES)}")
+    languages = (_known(lang),) if lang == "en" else (_known(lang), _known("en"))
     if not isinstance(text, str):
         return Refused("not_letters")
     if len(text) > MAX_TYPED_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_TYPED_BYTES:
@@ -177,7 +179,6 @@ def check_clue(text: str, lang: str, *, second: bool) -> ClueVerdict:
     display = " ".join(words)
     if len(display) > MAX_CLUE_CHARS:
         return Refused("too_long")
-    languages = (_known(lang),) if lang == "en" else (_known(lang), _known("en"))
     units = _vietnamese_words(words, languages[0]) if languages[0].syllable_words else _linked_words(words, languages[0])
     rules = [("coordinate", _coordinate(words, languages)), ("colour_name", _colour(words, units, languages))]
     if second:
@@ -241,21 +242,25 @@ def _cell(text: str) -> bool:
     return match is not None and _column(match.group(2) or match.group(3))
 
 
+def _row(text: str) -> bool:
+    """A row letter, or 0: the rules print the row O so ("0 26")."""
+    return len(text) == 1 and (text in _ROWS or text == "0")
+
+
 def _coordinate(words: list[str], languages: tuple[_Known, ...]) -> Span | None:
-    """H15, 15h, h-15, "h 15", "15 H"; a lone number up to COLS (and 0, which the rules print for
-    the row O: "0 26"); a lone row letter, unless it is a real one-letter word beside another word
-    (English "a cloud") or one written with its accents (Vietnamese ô, an umbrella)."""
+    """H15, 15h, h-15, "h 15", "15 H", "0 26"; a lone number up to COLS (0 too); a lone row letter,
+    unless it is a real one-letter word beside another word (English "a cloud") or written with
+    its accents (Vietnamese ô, an umbrella)."""
     skeletons = [skeleton(word) for word in words]
     one_letter_words = frozenset().union(*(known.one_letter_words for known in languages))
     for i, (word, text) in enumerate(zip(words, skeletons)):
         if i + 1 < len(words):
             other = skeletons[i + 1]
-            if (text in _ROWS and len(text) == 1 and _column(other)) or (_column(text) and len(other) == 1
-                                                                         and other in _ROWS):
+            if (_row(text) and _column(other)) or (_column(text) and _row(other)):
                 return i, i + 2
         if _cell(text) or (_number(text) and int(text) <= COLS):
             return i, i + 1
-        if len(text) == 1 and text in _ROWS:
+        if _row(text):
             folded = unicodedata.normalize("NFC", word.casefold())
             accented = len(unicodedata.normalize("NFD", folded)) > 1
             if folded not in one_letter_words or not (len(words) > 1 or accented):

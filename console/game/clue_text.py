@@ -33,7 +33,7 @@ _IGNORABLE = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x1
               (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0xE0000, 0xE0FFF))
 # The tone marks of Vietnamese, each a tone number; the other accents make other letters (ư, â, ă).
 _TONES = {"\u0301": "1", "\u0300": "2", "\u0309": "3", "\u0303": "4", "\u0323": "5"}
-SHOWN_CHARS = 40  # of a refused word, as it is shown back
+SHOWN_CHARS = 20  # of a refused word, as it is shown back: it fits the phone's line with its sentence
 REPLACEMENT = "\ufffd"
 
 
