@@ -21,6 +21,7 @@ from console.play.keeper import CLUE_CHECK_SETTING
 from console.play.ports import Request
 from console.play.table import GAME_RULES, act, screen_for
 from console.store.games import GameStore
+from console.view.hints import describe
 from console.view.render import render
 from console.view.screens import clue_seconds
 from console.view.ui import HOST_MENU, Ui
@@ -153,6 +154,7 @@ def test_the_joysticks_host_menu_switches_the_check_and_stays_on_the_item():
     off = controller.handle(game, ui, "a", T, random.Random(0))
     assert off.ui.clue_check is False and off.ui.screen == "host" and off.ui.menu_item == ui.menu_item
     assert controller.handle(game, off.ui, "a", T, random.Random(0)).ui.clue_check is True
+    assert "taken as written" in describe(game, off.ui) and "checked" in describe(game, ui)
 
 
 def test_the_switch_is_kept_across_a_restart():
