@@ -55,7 +55,7 @@ def box_of(key: str) -> str | None:
         return "seat"
     if key.startswith("me."):
         return "me"
-    if key.startswith(("host.", "menu.", "card.", "points.", "target.")) or key == "leave":
+    if key.startswith(("host.", "menu.", "card.", "points.", "target.", "clue.")) or key == "leave":
         return "sheet"
     return None  # the rules page, the language's name, the page's title: checked as pages
 
