@@ -7,6 +7,7 @@
                                      core (`bench.bots`): needs root and cgroups
   attacks [ATTACK ...]               the party's figures under each attack (`bench.attacks`)
   opcodes [--json]                   the Python a phone's tap runs, counted (`bench.opcodes`)
+  network [--json]                   the ddp and e131 drivers: frame to datagram, datagrams a second (`bench.network`)
 
 A wrong argument is one line and exit status 2, as for `hues-console`.
 """
@@ -70,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("attacks", nargs="*", type=attack, metavar="ATTACK", help="an attack (default: all of them)")
     p = sub.add_parser("opcodes", help="the Python a phone's tap runs in the console and the anchor, counted")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("network", help="the network drivers: frame to datagram on loopback, datagrams a second")
+    p.add_argument("--json", action="store_true")
     return parser
 
 
@@ -79,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
         from bench.attacks import report
 
         report(args.attacks)
+        return 0
+    if args.run == "network":
+        from bench.network import format_network, network_figures
+
+        results = network_figures()
+        print(json.dumps(results, indent=2) if args.json else format_network(results))
         return 0
     from bench import lab
 

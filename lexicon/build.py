@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import re
 import sys
-import unicodedata
 from pathlib import Path
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from console.bots.words import exact_key as key  # noqa: E402  a made form is the written one it folds to
 OUT = ROOT / "console" / "bots" / "data" / "knowledge.tsv"
 SHORTLISTS = ROOT / "console" / "bots" / "data" / "shortlists.tsv"
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")
@@ -215,11 +217,6 @@ def read_colour_names() -> list[dict]:
     return concepts
 
 
-def key(word: str) -> str:
-    folded = unicodedata.normalize("NFKC", word).casefold()
-    return "".join(ch for ch in folded if ch.isalnum() or unicodedata.category(ch).startswith("M"))
-
-
 def table() -> str:
     concepts = read_colour_names() + read_concepts()
     ids = [c["id"] for c in concepts]
@@ -251,7 +248,6 @@ def table() -> str:
 
 def shortlists(text: str) -> str:
     """The givers' shortlists for the knowledge `text`, by console/bots/aim.py."""
-    sys.path.insert(0, str(ROOT))
     from console.bots.aim import LEVELS, shortlist_table, shortlists_text
     from console.bots.knowledge import parse_table
 

@@ -28,14 +28,13 @@ import functools
 import heapq
 import math
 from dataclasses import dataclass
-from importlib import resources
 from typing import Iterable, Mapping, Sequence
 
+from console.bots import LEVELS
 from console.bots.knowledge import Concept, Knowledge, KnowledgeError, knowledge
 from console.game.board import ALL_CELLS, COLS, ROWS, Cell
 from console.view.palette import Lab, board_colors, srgb_to_oklab
 
-LEVELS = ("child", "expert")
 # The basic colour terms a child's eye pulls colours towards (ids in the knowledge).
 BASIC_COLOURS = ("red", "orange", "yellow", "green", "blue", "purple", "pink", "brown", "grey", "black", "white")
 CHILD_PULL = 0.5
@@ -271,6 +270,8 @@ def aim(level: str) -> Aim:
 
 @functools.cache
 def _shipped_shortlists() -> dict[str, dict[Cell, tuple[str, ...]]]:
+    from importlib import resources
+
     text = resources.files("console.bots").joinpath("data", "shortlists.tsv").read_text("utf-8")
     return parse_shortlists(text, knowledge())
 

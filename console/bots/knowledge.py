@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from importlib import resources
 
-from console.bots.words import exact_key, strip_marks
+from console.bots.words import bare_key, exact_key
+from console.game.clue import LANGUAGES
 from console.view.palette import Lab, srgb_to_oklab
 
-LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")
 COLUMNS = ("id", "kind", "child", "spread", "colours") + LANGUAGES
 # The kinds of concept; `colour` is a colour's own name, which the rules forbid as a clue.
 KINDS = ("colour", "food", "drink", "animal", "plant", "nature", "place", "weather", "time", "material",
@@ -76,9 +75,9 @@ class Knowledge:
             bare: dict[str, list[int]] = {}
             for i in order:
                 for form in concepts[i].words[lang]:
-                    key = exact_key(form)
+                    key = exact_key(form, lang)
                     key = form if key == form else key
-                    stripped = strip_marks(key)
+                    stripped = bare_key(form)
                     for index, k in ((exact, key), (bare, stripped)) if stripped != key else ((exact, key),):
                         found = index.setdefault(k, [])
                         if i not in found:
@@ -92,10 +91,10 @@ class Knowledge:
         child knows. The exact key first; then the bare key, among the forms without marks and
         the bare keys of those with marks together."""
         exact, bare = self._exact[lang], self._bare[lang]
-        typed = exact_key(word)
+        typed = exact_key(word, lang)
         found = self._first(exact.get(typed, ()), child_only) if typed else None
         if found is None and typed:
-            stripped = strip_marks(typed)
+            stripped = bare_key(word)
             candidates = sorted(set(_numbers(exact.get(stripped, ()))) | set(_numbers(bare.get(stripped, ()))),
                                 key=self._rank.__getitem__)
             found = self._first(tuple(candidates), child_only)
@@ -175,5 +174,7 @@ def _mode(text: str) -> tuple[Lab, float]:
 @functools.cache
 def knowledge() -> Knowledge:
     """The shipped knowledge, parsed the first time it is asked for."""
+    from importlib import resources
+
     text = resources.files("console.bots").joinpath("data", "knowledge.tsv").read_text("utf-8")
     return parse_table(text)

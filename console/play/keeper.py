@@ -3,8 +3,8 @@
 Every change comes as a `table.Step` and is made durable before it is taken: each action in the
 local journal and the store (a power cut never loses a move the panel showed), the round's
 secret binding before the action that deals it (a restart gives the secret to no one else), the
-seats and the brightness as settings. What the store kept comes back at a start: the brightness,
-the last winners, an unfinished game offered for resume with its binding; the seats the web
+seats, the brightness and the clue check's house rule as settings. What the store kept comes back
+at a start: the brightness, the clue check, the last winners, an unfinished game offered for resume with its binding; the seats the web
 companion read (`seat_phones`). The store is asked off the loop's thread (`StoreAnswers`), so a
 slow Redis never holds up a frame.
 """
@@ -27,6 +27,7 @@ log = logging.getLogger("hues-console")
 LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume, while one may come
 SECRET_SETTING = "secret_holder"  # the rounds' secret holders, kept across a restart
 BRIGHTNESS_SETTING = "brightness"
+CLUE_CHECK_SETTING = "clue_check"  # the host's house rule: written clues held to the clue rules
 
 
 class Keeper:
@@ -43,6 +44,7 @@ class Keeper:
         self.resume_due = True  # no game offered for resume yet
         self.resume_look_at = 0.0
         self._brightness_at_start = 1.0
+        self._clue_check_changed = False  # the host switched the clue check since the start
         self._bindings: object = None  # the rounds' secret holders as last kept in the store
         self._bound_for: tuple = (None, None)  # the game and holder `_bindings` were last worked out for
         self._seats_kept = seating.Seating()  # the phones' seats from before a restart
@@ -65,12 +67,18 @@ class Keeper:
                      seating=self._seats_kept)
         self._brightness_at_start = brightness
         self.answers.ask("brightness", lambda store: store.get_setting(BRIGHTNESS_SETTING, None), self._got_brightness)
+        self.answers.ask("clue_check", lambda store: store.get_setting(CLUE_CHECK_SETTING, None), self._got_clue_check)
         self.answers.ask("winners", last_finished, self._got_winners)
         self.look_again(now)
 
     def _got_brightness(self, brightness: Any) -> None:
         if type(brightness) in (int, float) and 0 < brightness <= 1 and self.ui.brightness == self._brightness_at_start:
             self.ui = replace(self.ui, brightness=round(brightness, 2))
+
+    def _got_clue_check(self, on: Any) -> None:
+        """The house rule as kept, unless the host changed it before the store answered."""
+        if type(on) is bool and not self._clue_check_changed:
+            self.ui = replace(self.ui, clue_check=on)
 
     def _got_winners(self, last: dict) -> None:
         if not self.ui.last_winners:
@@ -139,6 +147,9 @@ class Keeper:
             self.on_finished()
         if self.ui.brightness != before_ui.brightness:
             self.store.set_setting(BRIGHTNESS_SETTING, self.ui.brightness)
+        if self.ui.clue_check != before_ui.clue_check:
+            self._clue_check_changed = True
+            self.store.set_setting(CLUE_CHECK_SETTING, self.ui.clue_check)
         return True
 
     def redeal_if_moved(self, now: float) -> None:
