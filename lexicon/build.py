@@ -33,7 +33,7 @@ OUT = ROOT / "console" / "bots" / "data" / "knowledge.tsv"
 SHORTLISTS = ROOT / "console" / "bots" / "data" / "shortlists.tsv"
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")
 SPREADS = {"n": 45, "m": 65, "w": 90, "x": 130}  # one standard deviation, thousandths of OKLab
-NAMED_KINDS = {"culture", "brand"}  # proper names: no plurals made
+NAMED_KINDS = {"culture", "brand", "place"}  # proper names: no plurals made
 
 
 class SourceError(Exception):
@@ -125,7 +125,9 @@ def spanish_forms(word: str) -> list[str]:
 def romanian_forms(word: str) -> list[str]:
     if word.endswith("ă"):
         return [word[:-1] + "a", word[:-1] + "e"]
-    if word.endswith("e"):
+    if word.endswith("ie"):  # roșie -> roșia, lămâie -> lămâia
+        return [word[:-1] + "a"]
+    if word.endswith("e"):  # floare -> floarea
         return [word + "a"]
     if word.endswith("u"):
         return [word + "l"]
@@ -138,12 +140,20 @@ _CZECH_SOFT = tuple("žščřcjďťň")
 
 
 def czech_forms(word: str) -> list[str]:
+    if word.endswith("ata"):  # already a plural (rajčata, kuřata)
+        return []
+    if word.endswith(("ev", "eň")):  # feminine: mrkev, broskev, třešeň lose the e (mrkve, třešně)
+        return [word[:-2] + {"v": "ve", "ň": "ně"}[word[-1]]]
+    if word.endswith("ost"):  # feminine: kost, radost
+        return [word + "i"]
     if word.endswith("a"):
         return [word[:-1] + ("e" if word[:-1].endswith(_CZECH_SOFT) else "y")]
     if word.endswith("o"):
         return [word[:-1] + "a"]
-    if word.endswith(("e", "í", "ý", "á", "é", "i", "u", "y")):
+    if word.endswith(("e", "ě", "í", "ý", "á", "é", "i", "u", "y")):
         return []
+    if word.endswith(("ň", "ť", "ď")):  # kůň's kind: the hook goes on the e (jabloně, not jabloňe)
+        return [word[:-1] + {"ň": "n", "ť": "t", "ď": "d"}[word[-1]] + "ě"]
     return [word + ("e" if word.endswith(_CZECH_SOFT) else "y")]
 
 
@@ -152,12 +162,23 @@ MADE = {"en": english_forms, "it": italian_forms, "es": spanish_forms, "ro": rom
 
 
 def made_forms(lang: str, written: list[str], kind: str) -> list[str]:
+    """The forms the rules make from a concept's written forms, but none from a written form that
+    is itself what the rules make of another (carote beside carota, mrkve beside mrkev: no plural
+    of a plural), in Romanian none from a later form ending in -e or -i (mostly the first's written
+    plural, cireașă|cireșe, măr|mere, whose rules are not a singular's), and no Romanian -e plural
+    where a plural is written."""
     if kind in NAMED_KINDS:
         return []
-    made = []
-    for word in written:
-        if " " not in word and "-" not in word and len(word) > 2 and word.islower():
-            made += MADE[lang](word)
+    by_word = {word: MADE[lang](word) for n, word in enumerate(written)
+               if " " not in word and "-" not in word and len(word) > 2 and word.islower()
+               and not (lang == "ro" and n > 0 and word.endswith(("e", "i")))}
+    made: list[str] = []
+    for word, forms in by_word.items():
+        if any(word in others for other, others in by_word.items() if other != word):
+            continue
+        if lang == "ro" and word.endswith("ă") and any(w != word and w[:3] == word[:3] for w in written):
+            forms = [f for f in forms if f != word[:-1] + "e"]
+        made += forms
     return made
 
 
