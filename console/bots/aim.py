@@ -157,8 +157,9 @@ class Aim:
         return top + math.log(sum(math.exp(t - top) for t in terms))
 
     def picks(self, concepts: Sequence[Concept], doubt: float = 0.0) -> list[float]:
-        """Where people put a pawn for these clue words together: a probability per cell."""
-        logs = self.log_weights(concepts[0], doubt)
+        """Where people put a pawn for these clue words together: a probability per cell (every
+        cell alike for no word)."""
+        logs = self.log_weights(concepts[0], doubt) if concepts else [0.0] * _CELLS
         for concept in concepts[1:]:
             logs = [a + b for a, b in zip(logs, self.log_weights(concept, doubt))]
         top = max(logs)
