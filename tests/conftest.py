@@ -107,7 +107,7 @@ def pytest_runtest_makereport(item, call):
 # --- the container stage (tests/box, tests/box/test_box.py) ---------------------------------------------
 
 BOX_TESTS = "tests/box/test_box.py"
-BOX_WAIT_S = 900  # the stage's own timeouts end it well before: a root built from nothing, under load
+BOX_WAIT_S = 1800  # the stage's own timeouts end it before: roots built from nothing, under load
 BOX_FOLLOW = "HUES_BOX_STAGE"  # "PID REPORT LOG": the stage the suite's first process started, for its workers
 
 

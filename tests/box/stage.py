@@ -3,7 +3,7 @@ roots of tests/box/root.py, boots them, installs the box with the real `scripts/
 --no-hardware`, and runs every check of tests/box/checks_*.py on them in order, writing REPORT
 (JSON) after each one. Its parts, each named in the suite's closing lines (`lanes()`): the trixie
 box (every check, on two boxes side by side), the bookworm install (the installer and the service
-on the Raspberry Pi OS before), and the Pi's processors, arm64 and armhf (tests/box/userland.py).
+on the Raspberry Pi OS before it), and the Pi's processors, arm64 and armhf (tests/box/userland.py).
 
 tests/conftest.py starts it in the background when the suite starts (it waits on the boxes, the
 rest of the suite on the CPU), and tests/box/test_box.py, collected last, turns each check's entry
@@ -257,7 +257,7 @@ def lanes() -> list[tuple[type, str, str, roots.Root, list[tuple[str, object]]]]
     from tests.box import checks_install, checks_phones, checks_power, checks_service, userland
 
     install = checks_service.CHECKS[0][1]
-    bookworm = [*checks_service.CHECKS[:4], *checks_install.CHECKS]
+    bookworm = checks_service.CHECKS[:4]  # what the OS changes: its Python, pip, gcc, systemd and Redis
     return [(Lane, "table", "trixie box", roots.TRIXIE, [*checks_service.CHECKS, *checks_phones.CHECKS,
                                                          *checks_install.CHECKS]),
             (Lane, "power", "trixie box", roots.TRIXIE, [("install_the_power_box", install), *checks_power.CHECKS]),
