@@ -25,12 +25,12 @@ import fcntl
 import hashlib
 import os
 import re
-import resource
 import shlex
 import shutil
 import sys
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,33 +182,43 @@ def remove(path: Path) -> None:
 def _build_root(root: Root, path: Path, log) -> None:
     remove(path)
     path.mkdir()
-    started, cpu = time.monotonic(), _children_cpu()
+    started = time.monotonic()
     try:
-        build(root, path, log)
+        cpu = build(root, path, log)
     except BaseException:
         remove(path)  # nothing half-built stays behind
         raise
-    said = f"built in {time.monotonic() - started:.1f} s ({_children_cpu() - cpu:.0f} s of CPU)"
+    said = f"built in {time.monotonic() - started:.1f} s (mmdebstrap {cpu:.0f} s of CPU)"
     (path / ".complete").write_text(said + "\n")
     log(f"root: {path} {said}")
 
 
-def _children_cpu() -> float:
-    """The CPU time of this process's finished children and theirs (mmdebstrap's, qemu's)."""
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
+def run(command: list[str], log, timeout: float, env: dict[str, str] | None = None) -> tuple[str, float]:
+    """What `command` printed, and the CPU seconds it and every process under it took (its own
+    rusage: another lane's build beside it is not counted)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        late = threading.Event()
+        timer = threading.Timer(timeout, lambda: (late.set(), process.kill()))
+        timer.start()
+        try:
+            _, status, used = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    if process.returncode != 0:
+        said = f"did not finish in {timeout:g} s" if late.is_set() else f"failed ({process.returncode})"
+        raise BoxError(f"{' '.join(command[:4])} ... {said}:\n{stderr[-3000:]}")
+    return stdout, used.ru_utime + used.ru_stime
 
 
-def run(command: list[str], log, **options) -> str:
-    result = subprocess.run(command, capture_output=True, text=True, **options)
-    if result.returncode != 0:
-        raise BoxError(f"{' '.join(command[:4])} ... failed ({result.returncode}):\n{result.stderr[-3000:]}")
-    return result.stdout
-
-
-def build(root: Root, path: Path, log) -> None:
+def build(root: Root, path: Path, log) -> float:
     """mmdebstrap (through qemu-user for the Pi's architectures, tests/box/userland.py registers
-    it) with the pinned packages this machine's pip downloaded, python3-lgpio built inside."""
+    it) with the pinned packages this machine's pip downloaded, python3-lgpio built inside; the
+    CPU seconds it took."""
     if shutil.which("mmdebstrap") is None:
         raise BoxError("mmdebstrap is not installed (./scripts/test installs it: apt-get install mmdebstrap)")
     if root.arch in QEMU_CPU:
@@ -248,10 +258,11 @@ def build(root: Root, path: Path, log) -> None:
         ]
         # Through qemu-user the build is the stage's heaviest work: the boxes' timed checks go first.
         nice = ["nice", "-n", "10"] if root.arch in QEMU_CPU else []
-        run([*nice, "mmdebstrap", "--quiet", "--variant=apt", f"--architectures={root.arch}",
-             f"--include={','.join(PACKAGES + BUILD_ONLY)}", *hooks, root.suite, str(path), *mirror], log,
-            timeout=BUILD_TIMEOUT_S, env={**os.environ, **root.environ()})
+        _, cpu = run([*nice, "mmdebstrap", "--quiet", "--variant=apt", f"--architectures={root.arch}",
+                      f"--include={','.join(PACKAGES + BUILD_ONLY)}", *hooks, root.suite, str(path), *mirror], log,
+                     timeout=BUILD_TIMEOUT_S, env={**os.environ, **root.environ()})
         shutil.copytree(wheels, path / WHEELS.lstrip("/"))
+        return cpu
 
 
 def download(scratch: Path, log) -> tuple[Path, Path]:
