@@ -51,8 +51,9 @@ def _run(command: list[str]) -> None:
 
 class Userland:
     """`root`: the cached root (read only); `environ`: its own (QEMU_CPU); `disk`: the lane's own
-    directory; `binds`: (host path, path inside) pairs. Each command runs in a mount namespace of its own that mounts the overlay,
-    /proc and /dev and ends with it: nothing is left mounted, even after a SIGKILL."""
+    directory; `binds`: (host path, path inside) pairs. Each command runs in a mount namespace of
+    its own that mounts the overlay, /proc and /dev and ends with it: nothing is left mounted,
+    even after a SIGKILL."""
 
     def __init__(self, root: Path, environ: dict[str, str], disk: Path, binds: list[tuple[Path, str]]):
         self.root, self.environ, self.disk, self.binds = root, environ, disk, binds
@@ -110,7 +111,6 @@ class Lane(stage.Lane):
         result = self.land.run(f"{stage.SOURCE}/scripts/install-pi", "--no-hardware", model, check=False,
                                timeout=1200, environ=dict(pair.split("=", 1) for pair in stage.PIP_ENV))
         output = result.stdout + result.stderr
-        (self.land.disk / "install.log").write_text(output)
         if result.returncode != 0:
             raise BoxError(f"install-pi --no-hardware {model!r} failed in the {self.arch} userland "
                            f"({result.returncode}):\n{output[-3000:]}")
