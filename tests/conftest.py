@@ -107,7 +107,7 @@ def pytest_runtest_makereport(item, call):
 # --- the container stage (tests/box, tests/box/test_box.py) ---------------------------------------------
 
 BOX_TESTS = "tests/box/test_box.py"
-BOX_WAIT_S = 900  # the stage's own timeouts end it well before: a root built from nothing, under load
+BOX_WAIT_S = 1800  # the stage's own timeouts end it before: roots built from nothing, under load
 BOX_FOLLOW = "HUES_BOX_STAGE"  # "PID REPORT LOG": the stage the suite's first process started, for its workers
 
 
@@ -213,19 +213,25 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    """One line for the container stage: its checks, its time and the figures a reader asks for."""
+    """A line for each part of the container stage (the trixie box, the bookworm install, arm64,
+    armhf): its checks, its time and the figures a reader asks for."""
     stage = getattr(config, "hues_box_stage", None)
     report = stage.read() if stage is not None and stage.process is not None else None
     if not report:
         return
-    checks = report["checks"].values()
-    figures = report["figures"]
-    cuts, frames = figures.get("power_cuts", {}), figures.get("boot_to_first_frame_s", {})
-    terminalreporter.write_line(
-        f"container stage: {sum(c['ok'] for c in checks)} of {len(checks)} checks passed in "
-        f"{report.get('seconds', '?')} s (root {figures.get('root_seconds', '?')} s, install "
-        f"{figures.get('install_s', '?')} s); {cuts.get('cuts', '?')} power cuts; first frame "
-        f"{frames.get('median', '?')} s after power-on (median of {frames.get('boots', '?')})")
+    for part, done in report["parts"].items():
+        checks = [c for c in report["checks"].values() if c["part"] == part]
+        figures = report["figures"].get(part, {})
+        said = [f"root {figures.get('root_seconds', '?')} s", f"install {figures.get('install_s', '?')} s"]
+        if "power_cuts" in figures:
+            said.append(f"{figures['power_cuts'].get('cuts', '?')} power cuts")
+        if "boot_to_first_frame_s" in figures:
+            frames = figures["boot_to_first_frame_s"]
+            said.append(f"first frame {frames.get('median', '?')} s after power-on (median of {frames.get('boots', '?')})")
+        if "modules" in figures:
+            said.append(f"{figures['modules']} modules imported")
+        terminalreporter.write_line(f"{part} ({done['root']}): {sum(c['ok'] for c in checks)} of {len(checks)} checks passed in "
+                                    f"{done.get('seconds', '?')} s ({'; '.join(said)})")
 
 
 def pytest_unconfigure(config):

@@ -147,7 +147,7 @@ def ws281x_():
     ws.ws2811_t_dmanum_set(leds, 10)
     code = ws.ws2811_init(leds)
     ws.delete_ws2811_t(leds)
-    return f"imported; ws2811_init: {code} {ws.ws2811_get_return_t_str(code)!r} (no BCM283x peripherals on x86)"
+    return f"imported; ws2811_init: {code} {ws.ws2811_get_return_t_str(code)!r} (no BCM283x peripherals here)"
 def spidev_():
     import spidev
     return "imported"

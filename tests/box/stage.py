@@ -1,6 +1,9 @@
 """The container stage: `python -m tests.box.stage REPORT` builds (or takes from the cache) the
-Bookworm root, boots it, installs the box with the real `scripts/install-pi --no-hardware`, and
-runs every check of tests/box/checks_*.py on it in order, writing REPORT (JSON) after each one.
+roots of tests/box/root.py, boots them, installs the box with the real `scripts/install-pi
+--no-hardware`, and runs every check of tests/box/checks_*.py on them in order, writing REPORT
+(JSON) after each one. Its parts, each named in the suite's closing lines (`lanes()`): the trixie
+box (every check, on two boxes side by side), the bookworm install (the installer and the service
+on the Raspberry Pi OS before it), and the Pi's processors, arm64 and armhf (tests/box/userland.py).
 
 tests/conftest.py starts it in the background when the suite starts (it waits on the boxes, the
 rest of the suite on the CPU), and tests/box/test_box.py, collected last, turns each check's entry
@@ -66,7 +69,8 @@ class Stage:
 
     def __init__(self, report: Path, log=print):
         self.report_path, self.log = report, log
-        self.report = {"checks": {}, "figures": {}, "finished": False, "error": None, "started": time.time()}
+        self.report = {"checks": {}, "figures": {}, "parts": {}, "finished": False, "error": None,
+                       "started": time.time()}
         self.lock = threading.Lock()
         self.lanes: list[Lane] = []
 
@@ -79,8 +83,21 @@ class Stage:
             new.write_text(json.dumps(self.report, indent=1))
             new.replace(self.report_path)
 
-    def figure(self, name: str, value) -> None:
-        self.report["figures"][name] = value
+    def figure(self, part: str, name: str, value) -> None:
+        self.report["figures"].setdefault(part, {})[name] = value
+        self.save()
+
+    def root(self, lane: "Lane") -> Path:
+        """The lane's root, built or taken from the cache (lanes of one root wait for one build)."""
+        started = time.monotonic()
+        path = roots.built_root(lane.root, self.log)
+        lane.figure("root_seconds", round(time.monotonic() - started, 1))
+        return path
+
+    def lane_over(self, lane: "Lane") -> None:
+        """A part's time is the stage's until the last of its lanes is over."""
+        with self.lock:
+            self.report["parts"].setdefault(lane.part, {})["seconds"] = round(time.time() - self.report["started"], 1)
         self.save()
 
     def check(self, name: str, function, lane: "Lane") -> bool:
@@ -92,22 +109,24 @@ class Stage:
         except Exception as error:  # a failed check is reported, and the next ones still run
             detail, ok = f"{type(error).__name__}: {error}\n{traceback.format_exc()[-2500:]}", False
         seconds = round(time.monotonic() - started, 1)
-        self.report["checks"][name] = {"ok": ok, "detail": detail, "seconds": seconds, "box": lane.name}
+        self.report["checks"][name] = {"ok": ok, "detail": detail, "seconds": seconds, "box": lane.name,
+                                       "part": lane.part}
         self.log(f"box {lane.name}: {name} {'ok' if ok else 'FAILED'} in {seconds} s: {detail[:300]}")
         self.save()
         return ok
 
     def run(self) -> int:
         """Every lane's box at once, each in a thread: the stage takes as long as its longest lane."""
-        started = time.monotonic()
         try:
-            root = roots.built_root(self.log)
-            self.figure("root_seconds", round(time.monotonic() - started, 1))
             chosen = os.environ.get("HUES_BOX_CHECKS", "")  # a developer's: some checks only
-            self.lanes = [Lane(self, name, [c for n, c in enumerate(checks) if not chosen or c[0] in chosen.split(",")
-                                            or n == 0 and any(other in chosen.split(",") for other, _ in checks)])
-                          for name, checks in lanes()]  # a box's first check installs it
-            threads = [threading.Thread(target=lane.run, args=(root,), name=f"box-{lane.name}", daemon=True)
+            self.lanes = [kind(self, name, part, root,
+                               [c for n, c in enumerate(checks) if not chosen or c[0] in chosen.split(",")
+                                or n == 0 and any(other in chosen.split(",") for other, _ in checks)])
+                          for kind, name, part, root, checks in lanes()]  # a lane's first check installs it
+            for lane in self.lanes:
+                if lane.checks:  # the parts in the order of lanes(), each with what it runs on
+                    self.report["parts"][lane.part] = {"root": lane.root.describe()}
+            threads = [threading.Thread(target=lane.run, name=f"box-{lane.name}", daemon=True)
                        for lane in self.lanes if lane.checks]
             for thread in threads:
                 thread.start()
@@ -118,7 +137,7 @@ class Stage:
         except Exception as error:
             self.report["error"] = f"{type(error).__name__}: {error}\n{traceback.format_exc()[-2500:]}"
         self.report["finished"] = True
-        self.figure("stage_seconds", round(time.monotonic() - started, 1))
+        self.save()
         return 0 if self.report["error"] is None and all(c["ok"] for c in self.report["checks"].values()) else 1
 
     def close(self) -> None:
@@ -131,27 +150,19 @@ class Lane:
     fails runs nothing else). What a check uses of its box: `box`, `presses`, `install`, `leds`,
     `figure`."""
 
-    def __init__(self, stage: Stage, name: str, checks: list[tuple[str, object]]):
-        self.stage, self.name, self.checks = stage, name, checks
+    def __init__(self, stage: Stage, name: str, part: str, root: roots.Root, checks: list[tuple[str, object]]):
+        self.stage, self.name, self.part, self.root, self.checks = stage, name, part, root, checks
         self.box: Box | None = None
         self.presses: Presses | None = None
         self.error: str | None = None
 
     def figure(self, name: str, value) -> None:
-        self.stage.figure(name, value)
+        self.stage.figure(self.part, name, value)
 
-    def run(self, root: Path) -> None:
+    def run(self) -> None:
         disk = Path(tempfile.mkdtemp(prefix=f"run-{self.name}-", dir=roots.CACHE))
         try:
-            self.prepare(root, disk)
-            binds = [(disk / "leds0", LEDS), (disk / "presses", str(Path(FIFO).parent)),
-                     (roots.PIP_CACHE / self.name, "/root/.cache/pip")]  # a box's own: see prepare
-            self.box = Box(root, disk, binds, self.stage.log)
-            from console.config.loader import load_config
-            from tests.box.game import button_pins
-
-            pins = button_pins(load_config(str(REPO / "config/console.yaml"), environ={}))
-            self.presses = Presses(disk / "presses" / Path(FIFO).name, pins)
+            self.start(self.stage.root(self), disk)
             for number, (name, function) in enumerate(self.checks):
                 if not self.stage.check(name, function, self) and number == 0:
                     raise roots.BoxError(f"box {self.name} could not be installed: no other check of it can run")
@@ -160,6 +171,18 @@ class Lane:
         finally:
             self.close()
             shutil.rmtree(disk, ignore_errors=True)
+            self.stage.lane_over(self)
+
+    def start(self, root: Path, disk: Path) -> None:
+        self.prepare(root, disk)
+        binds = [(disk / "leds0", LEDS), (disk / "presses", str(Path(FIFO).parent)),
+                 (roots.pip_cache(root) / self.name, "/root/.cache/pip")]  # a box's own: see prepare
+        self.box = Box(root, disk, binds, self.stage.log)
+        from console.config.loader import load_config
+        from tests.box.game import button_pins
+
+        pins = button_pins(load_config(str(REPO / "config/console.yaml"), environ={}))
+        self.presses = Presses(disk / "presses" / Path(FIFO).name, pins)
 
     def close(self) -> None:
         if self.presses is not None:
@@ -170,13 +193,7 @@ class Lane:
     def prepare(self, root: Path, disk: Path) -> None:
         """The box's disk before its first boot: the checkout to install from, the stand-ins."""
         upper = disk / "upper"
-        source = upper / SOURCE.lstrip("/")
-        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                                cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
-        for name in filter(None, (n.decode() for n in listed)):
-            if (REPO / name).is_file() and not name.startswith(("tests/wled/", "docs/")):
-                (source / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(REPO / name, source / name)
+        copy_checkout(upper)
         site = upper / "usr/lib/python3/dist-packages"
         site.mkdir(parents=True)
         shutil.copy(Path(__file__).with_name("pins.py"), site / "hues_box_pins.py")
@@ -205,7 +222,7 @@ class Lane:
         # in a shared one, and pip read the other's half-written origin.json (JSONDecodeError in
         # cache.record_download_origin: bookworm's pip 23.0 lets that error through, and writes the
         # file in place, not atomically).
-        (roots.PIP_CACHE / self.name).mkdir(parents=True, exist_ok=True)
+        (roots.pip_cache(root) / self.name).mkdir(parents=True, exist_ok=True)
 
     def install(self, model: str, *options: str) -> str:
         result = self.box.run("env", *PIP_ENV, f"{SOURCE}/scripts/install-pi", "--no-hardware", model, *options,
@@ -221,19 +238,35 @@ class Lane:
         return (self.box.disk / "leds0").read_bytes()
 
 
-def lanes() -> list[tuple[str, list[tuple[str, object]]]]:
-    """The boxes and their checks, in order (each box's first installs it): the power checks,
-    most of the stage's time spent waiting on boots and presses, on a box of their own beside
-    the others."""
-    from tests.box import checks_install, checks_network, checks_phones, checks_power, checks_service
+def copy_checkout(upper: Path) -> None:
+    """The checkout to install from (what git has or would add) on a lane's disk, at SOURCE."""
+    source = upper / SOURCE.lstrip("/")
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
+    for name in filter(None, (n.decode() for n in listed)):
+        if (REPO / name).is_file() and not name.startswith(("tests/wled/", "docs/")):
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
+
+
+def lanes() -> list[tuple[type, str, str, roots.Root, list[tuple[str, object]]]]:
+    """The lanes, each (kind, name, part, root, its checks in order; a lane's first installs it):
+    the trixie box on two boxes, the power checks (most of their time spent waiting on boots and
+    presses) on one of their own beside the others; the bookworm install; and the Pi's
+    processors, whose checks' names start with their lane's."""
+    from tests.box import checks_install, checks_network, checks_phones, checks_power, checks_service, userland
 
     install = checks_service.CHECKS[0][1]
-    return [("table", [*checks_service.CHECKS, *checks_phones.CHECKS, *checks_network.CHECKS, *checks_install.CHECKS]),
-            ("power", [("install_the_power_box", install), *checks_power.CHECKS])]
+    bookworm = checks_service.CHECKS[:4]  # what the OS changes: its Python, pip, gcc, systemd and Redis
+    return [(Lane, "table", "trixie box", roots.TRIXIE, [*checks_service.CHECKS, *checks_phones.CHECKS,
+                                                         *checks_network.CHECKS, *checks_install.CHECKS]),
+            (Lane, "power", "trixie box", roots.TRIXIE, [("install_the_power_box", install), *checks_power.CHECKS]),
+            (Lane, "bookworm", "bookworm install", roots.BOOKWORM, [(f"bookworm_{n}", c) for n, c in bookworm]),
+            *((userland.Lane, arch, arch, roots.Root("trixie", arch), userland.checks(arch)) for arch in roots.QEMU_CPU)]
 
 
 def all_checks() -> list[tuple[str, object]]:
-    return [check for _, checks in lanes() for check in checks]
+    return [check for *_, checks in lanes() for check in checks]
 
 
 def main(argv: list[str]) -> int:

@@ -34,6 +34,9 @@ def test_box_figures(box_report):
     """The stage's figures, printed for the record (root build or cache, install, exposure, the
     watchdog, the power cuts, boot to first frame), and its time."""
     report = box_report(None)
-    for name, value in report["figures"].items():
-        print(f"{name}: {value}")
+    for part, figures in report["figures"].items():
+        for name, value in figures.items():
+            print(f"{part}: {name}: {value}")
+    for part, done in report["parts"].items():
+        print(f"{part}: over {done['seconds']} s after the stage started")
     assert report["error"] is None, report["error"]
