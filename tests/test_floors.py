@@ -53,17 +53,16 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hues-console-floors"
 
 
-def floors(project: dict) -> dict[str, str]:
-    """Each runtime dependency's floor, by name: every one must have one (`name>=version`)."""
-    found = {}
-    for spec in project["dependencies"] + project["optional-dependencies"]["pi"]:
-        match = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9][^,;\s]*)", spec.strip())
-        assert match, f"{spec!r} in pyproject.toml: a runtime dependency needs a floor, as name>=version"
-        found[match[1]] = match[2]
-    return found
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+SPECS = [spec.strip() for spec in PROJECT["dependencies"] + PROJECT["optional-dependencies"]["pi"]]
+FLOOR = re.compile(r"([A-Za-z0-9_.-]+)>=([0-9][^,;\s]*)")
+FLOORS = {match[1]: match[2] for match in map(FLOOR.fullmatch, SPECS) if match}
+"""Each runtime dependency's floor, by name: the version after its `>=`."""
 
 
-FLOORS = floors(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"])
+def test_every_runtime_dependency_has_a_floor():
+    """name>=version, and nothing else: a floor this test can install."""
+    assert [spec for spec in SPECS if not FLOOR.fullmatch(spec)] == []
 
 
 def cache_key() -> str:
