@@ -3,8 +3,11 @@
   all [--json] [--cpu-quota SHARE]   the full run (`bench.lab`): about 12 minutes, 13 with the quota
   quota SHARE [--seconds S] [--json] the console in a cgroup with SHARE of one core (0.11: a Pi Zero
                                      2 W), 10 phones tapping: needs root and cgroups
+  bots SHARE [--json]                the computer players' decisions in a cgroup with SHARE of one
+                                     core (`bench.bots`): needs root and cgroups
   attacks [ATTACK ...]               the party's figures under each attack (`bench.attacks`)
   opcodes [--json]                   the Python a phone's tap runs, counted (`bench.opcodes`)
+  network [--json]                   the ddp and e131 drivers: frame to datagram, datagrams a second (`bench.network`)
 
 A wrong argument is one line and exit status 2, as for `hues-console`.
 """
@@ -61,9 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("share", type=cpu_share, help="the share of one core (0.11: a Pi Zero 2 W)")
     p.add_argument("--seconds", type=seconds, default=60.0, help="how long the phones tap (default 60)")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("bots", help="the computer players' decisions in a CPU quota (root, cgroups)")
+    p.add_argument("share", type=cpu_share, help="the share of one core (0.11: a Pi Zero 2 W)")
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("attacks", help="the party's figures under each attack")
     p.add_argument("attacks", nargs="*", type=attack, metavar="ATTACK", help="an attack (default: all of them)")
     p = sub.add_parser("opcodes", help="the Python a phone's tap runs in the console and the anchor, counted")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("network", help="the network drivers: frame to datagram on loopback, datagrams a second")
     p.add_argument("--json", action="store_true")
     return parser
 
@@ -74,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
         from bench.attacks import report
 
         report(args.attacks)
+        return 0
+    if args.run == "network":
+        from bench.network import format_network, network_figures
+
+        results = network_figures()
+        print(json.dumps(results, indent=2) if args.json else format_network(results))
         return 0
     from bench import lab
 
@@ -90,6 +104,16 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         text = lab.format_quota(results)
+    elif args.run == "bots":
+        from bench.bots import decision_figures, format_bots
+
+        try:
+            results = decision_figures(args.share)
+        except PermissionError as exc:
+            print(f"python -m bench bots: no cgroup of its own ({exc.strerror}: {exc.filename}): run it as root",
+                  file=sys.stderr)
+            return 2
+        text = format_bots(results)
     else:
         from bench.opcodes import tap_opcodes
 

@@ -23,7 +23,7 @@ def quota_figures(quota: float, seconds: float = 60.0, phones: int = 10, taps_pe
     guessing screen changes by itself 3 times a second: over 20 s the frames' p99 was their
     latest of 60, and one run's read 55 ms where the others' read under 1 ms; over 60 s it is
     the third latest of 180."""
-    group = _cpu_group(quota)
+    group = cpu_group(quota)
     with tempfile.TemporaryDirectory() as directory:
         address = os.path.join(directory, "notify")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -88,7 +88,7 @@ class _CpuGroup:
             pass
 
 
-def _cpu_group(quota: float) -> _CpuGroup:
+def cpu_group(quota: float) -> _CpuGroup:
     period = 100_000
     name = f"hues-bench-{os.getpid()}"
     if os.path.exists("/sys/fs/cgroup/cgroup.controllers"):  # cgroup v2 at the root

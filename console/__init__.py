@@ -4,6 +4,7 @@
 - `view`: the pure renderer and what it draws with;
 - `store`: game records in Redis;
 - `config`: the YAML configuration;
-- `play`: the controller and the app loop;
+- `play`: the players' intents and their one handler, the joystick's controller, the app loop;
+- `web`: the phones' companion and the browser pages;
 - `commands`: the `hues-console` command.
 """

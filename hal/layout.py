@@ -14,6 +14,9 @@ WLED's 2D set-up so that a host can copy them from a panel's datasheet:
   picture is rotated that far clockwise onto the panels, so 90 and 270 swap width and height
   (panels mounted on their side). `mirror_x` / `mirror_y` then flip the logical picture left-right
   and top-bottom (panels seen from behind, or mounted upside down).
+* with `scale` k, each logical pixel is a k x k block of LEDs: a 64x32 matrix shows the 32x16
+  board twice as large, every LED of a block the same colour (no blur, no guessed colours).
+
 
 Building the table costs a Python loop over every LED; doing it once keeps the per-frame work a
 precomputed reorder in the output stage: the chain is cut into runs along which the logical
@@ -63,9 +66,10 @@ class LayoutOptions:
     rotation: int = 0
     mirror_x: bool = False
     mirror_y: bool = False
+    scale: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("panel_width", "panel_height", "panels_across", "panels_down"):
+        for name in ("panel_width", "panel_height", "panels_across", "panels_down", "scale"):
             _positive_int(name, getattr(self, name))
         for name in ("vertical", "serpentine", "panel_serpentine", "mirror_x", "mirror_y"):
             _flag(name, getattr(self, name))
@@ -76,6 +80,12 @@ class LayoutOptions:
             )
         if isinstance(self.rotation, bool) or self.rotation not in ROTATIONS:
             raise LayoutError(f"layout rotation must be 0, 90, 180 or 270, not {self.rotation!r}")
+        width, height = self.physical_size
+        if width % self.scale or height % self.scale:
+            raise LayoutError(
+                f"the LED panels make a {width}x{height} picture, which a scale of {self.scale} does not "
+                f"divide into whole pixels: use a scale that divides both"
+            )
 
     @property
     def physical_size(self) -> tuple[int, int]:
@@ -120,13 +130,16 @@ def _physical_position(options: LayoutOptions, x: int, y: int, width: int, heigh
 
 
 class Layout:
-    """The (x, y) -> chain position table for one wiring, and its inverse.
+    """The (x, y) -> chain position table for one wiring, and its inverse: `chain_index[y * width
+    + x]` is where the logical pixel (x, y) sits on the chain (at a scale above 1, the first LED of
+    its block), `logical_index[n]` the logical pixel the LED at chain position n shows.
 
     `minimum` is the smallest logical canvas accepted; the product needs MIN_WIDTH x MIN_HEIGHT,
     tests of a single small panel pass a smaller one.
     """
 
-    __slots__ = ("options", "width", "height", "led_count", "chain_index", "logical_index", "_copies")
+    __slots__ = ("options", "width", "height", "led_count", "leds_per_pixel", "chain_index", "logical_index",
+                 "_copies")
 
     def __init__(
         self,
@@ -135,38 +148,60 @@ class Layout:
     ):
         physical_width, physical_height = options.physical_size
         if options.rotation in (90, 270):
-            width, height = physical_height, physical_width
+            leds_across, leds_down = physical_height, physical_width
         else:
-            width, height = physical_width, physical_height
+            leds_across, leds_down = physical_width, physical_height
+        scale = options.scale
+        width, height = leds_across // scale, leds_down // scale
         min_width, min_height = minimum
         if width < min_width or height < min_height:
+            scaled = f" at scale {scale}" if scale > 1 else ""
             raise LayoutError(
-                f"the LED panels make a {width}x{height} picture (after rotation {options.rotation}), "
+                f"the LED panels make a {width}x{height} picture (after rotation {options.rotation}{scaled}), "
                 f"but the board needs at least {min_width}x{min_height}: check panel size, "
-                f"panels_across, panels_down and rotation"
+                f"panels_across, panels_down, rotation and scale"
             )
         self.options = options
         self.width = width
         self.height = height
-        self.led_count = width * height
+        self.led_count = leds_across * leds_down
+        self.leds_per_pixel = scale * scale
+        # Where each LED of the turned (not yet scaled) canvas sits on the chain, and its inverse.
+        canvas_chain = [
+            _chain_position(options, *_physical_position(options, x, y, leds_across, leds_down))
+            for y in range(leds_down)
+            for x in range(leds_across)
+        ]
+        canvas_of_chain = [0] * self.led_count
+        for canvas, chain in enumerate(canvas_chain):
+            canvas_of_chain[chain] = canvas
         self.chain_index: tuple[int, ...] = tuple(
-            _chain_position(options, *_physical_position(options, x, y, width, height))
-            for y in range(height)
-            for x in range(width)
-        )
-        inverse = [0] * self.led_count
-        for logical, chain in enumerate(self.chain_index):
-            inverse[chain] = logical
-        self.logical_index: tuple[int, ...] = tuple(inverse)
-        self._copies = _run_copies(self.logical_index)
+            canvas_chain[y * scale * leds_across + x * scale] for y in range(height) for x in range(width))
+        self.logical_index: tuple[int, ...] = tuple(
+            (canvas // leds_across // scale) * width + (canvas % leds_across) // scale for canvas in canvas_of_chain)
+        self._copies = _run_copies(tuple(canvas_of_chain))
 
     def to_chain(self, pixels: bytes | bytearray) -> bytes:
         """Logical pixels (3 bytes each, row by row) in chain order: `pixels` of the LED at
-        chain position n is logical pixel `logical_index[n]`."""
+        chain position n is logical pixel `logical_index[n]` (at a scale above 1, every LED of a
+        pixel's block gets that pixel's bytes)."""
+        if self.leds_per_pixel > 1:
+            pixels = self._scaled(pixels)
         chain = bytearray(len(pixels))
         for to, source in self._copies:
             chain[to] = pixels[source]
         return bytes(chain)
+
+    def _scaled(self, pixels: bytes | bytearray) -> bytearray:
+        """The picture `scale` times larger each way, each pixel a block of its own colour: 3 x
+        scale slice copies widen every row at once, then each wide row is laid `scale` times."""
+        scale = self.options.scale
+        wide = bytearray(len(pixels) * scale)
+        for dx in range(scale):
+            for channel in range(3):
+                wide[3 * dx + channel::3 * scale] = pixels[channel::3]
+        row = 3 * self.width * scale
+        return bytearray().join(wide[y:y + row] for y in range(0, len(wide), row) for _ in range(scale))
 
     def __repr__(self) -> str:
         return f"Layout({self.width}x{self.height}, {self.options})"

@@ -249,7 +249,9 @@ class OutputStage:
         return self._limit(pixels, level, light_sum)
 
     def _light_sum(self, pixels: bytearray, level: int) -> int:
-        return byte_sum(pixels.translate(self.light_table(level)))
+        """The light of the LEDs showing `pixels` at `level`, added up (each pixel lights a block
+        of `leds_per_pixel` LEDs at a scale above 1)."""
+        return byte_sum(pixels.translate(self.light_table(level))) * self.layout.leds_per_pixel
 
     def _fits(self, light_sum: int) -> bool:
         power = self.power

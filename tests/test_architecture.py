@@ -26,14 +26,16 @@ MAY_IMPORT = {
     "console.view": {"console.game", "hal.frame"},
     "console.store": {"console.game"},
     "console.config": {"console.game", "hal"},
-    "console.play": {"console.game", "console.view", "console.store", "hal"},
-    "console.web": {"console.game", "console.view", "console.play", "console.store", "console.config", "hal"},
+    "console.bots": {"console.game", "console.view", "hal.frame"},
+    "console.play": {"console.game", "console.view", "console.bots", "console.store", "hal"},
+    "console.web": {"console.game", "console.view", "console.bots", "console.play", "console.store", "console.config",
+                    "hal"},
     "console.commands": {"console", "hal"},
     "hal": set(),
 }
 # The pure layers: what they may not import from the standard library (I/O, clock, randomness,
 # processes, threads), so that the same state always gives the same result.
-PURE_LAYERS = ("console.game", "console.view")
+PURE_LAYERS = ("console.game", "console.view", "console.bots")
 IMPURE_MODULES = {"os", "sys", "io", "time", "datetime", "random", "secrets", "socket", "pathlib",
                   "subprocess", "threading", "asyncio", "logging", "shutil", "tempfile", "signal",
                   "uuid", "select", "selectors"}
@@ -249,3 +251,29 @@ def test_the_readmes_commands_section_names_every_command_and_where_it_lives():
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     listed = set(re.findall(r"^hues-console ([a-z-]+)", commands, re.M))
     assert set(sub.choices) == listed
+
+
+# --- ARCHITECTURE.md's module tables name every module, and only modules that exist -------------
+
+
+def needs_a_row(path: Path) -> bool:
+    """Every module but a package's `__init__.py` that only re-exports (imports and `__all__`)."""
+    if path.name != "__init__.py":
+        return True
+    body = ast.parse(path.read_text()).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return any(not isinstance(node, (ast.Import, ast.ImportFrom)) and not (
+        isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["__all__"])
+        for node in body)
+
+
+def test_the_module_tables_name_every_module():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    section = text.split("## Every module", 1)[1]
+    named = set(re.findall(r"^\| ([^|]+) \|", section, re.M))
+    listed = {path for cell in named for path in re.findall(r"`([\w/]+\.py)`", cell)}
+    tree = {str(path.relative_to(ROOT)) for folder in ("console", "hal", "bench")
+            for path in (ROOT / folder).rglob("*.py") if needs_a_row(path)}
+    assert sorted(tree - listed) == [], "modules without a row in docs/ARCHITECTURE.md"
+    assert sorted(listed - tree) == [], "rows for modules that do not exist"

@@ -1,6 +1,7 @@
 """`hues-console sim --web [--port N]`: the console with its panel in a web page instead of the
 terminal, played from the page's keys and buttons, for a maker deciding whether to build the box,
-a host trying the game on a laptop, or a developer. The phones' page, the spectator view and the
+a host trying the game on a laptop, or a developer; with a network driver configured (ddp,
+e131), on that LED matrix as well. The phones' page, the spectator view and the
 replays are served beside it, as on the box.
 """
 
@@ -12,11 +13,12 @@ import time
 
 from console.commands.common import UsageError
 from console.commands.session import closing_app
-from console.commands.wiring import attach_web, build_app, phone_address
+from console.commands.wiring import attach_web, build_app, phone_address, resolve_driver_name
 from console.config.loader import load_config
 from console.play.app import ConsoleApp
 from console.play.loop import run_realtime
 from console.web.server import WebServerError
+from hal.drivers import NETWORK, DriverError
 
 
 class RoomCodeLine:
@@ -48,7 +50,14 @@ def play_in_browser(config_path: str | None, port: int | None) -> int:
             raise UsageError(f"--port must be between 1 and 65535 (or 0 for any free port), not {port}")
         web = dataclasses.replace(web, port=port)
     config = dataclasses.replace(config, web=web)
-    app = build_app(config, "sim-headless", lambda events: [])
+    # A matrix on the network (driver ddp or e131) shows the panel too: a laptop and a WLED on
+    # the same Wi-Fi are a party box with nothing soldered. Else nothing but the page shows it.
+    configured = resolve_driver_name(config.driver.name)
+    driver = configured if configured in NETWORK else "sim-headless"
+    try:
+        app = build_app(config, driver, lambda events: [], box=False)
+    except DriverError as exc:
+        raise UsageError(str(exc)) from None
     try:
         companion = attach_web(config, app, controls=True)
     except WebServerError as exc:
@@ -61,6 +70,9 @@ def play_in_browser(config_path: str | None, port: int | None) -> int:
               f"{app.ui.room_code} (a new one each game: the panel shows it)\n"
               f"the panel for a second screen: {companion.url}/panel; the last finished game played back: "
               f"{companion.url}/replay/last\nCtrl-C stops it", flush=True)
+        if driver in NETWORK:
+            print(f"the panel also goes to the LED matrix at {getattr(config.driver, driver).host} ({driver})",
+                  flush=True)
         app.sources.append(RoomCodeLine(app))
         run_realtime(app, config.display.fps, start=False)
     return 0

@@ -12,6 +12,12 @@ Every setting a maker can get wrong shows as a picture that is plainly wrong, in
 4. inputs: every button and joystick direction lights its own region and names itself, in text on
    the panel and in a hint line (with its GPIO pin), until Start is held 2 s or q is typed.
 
+With a network driver (ddp, e131) the receiver is checked first (`receiver_check`): whether it
+answers, and for a WLED what its JSON API says against the configuration: its LED count and
+matrix, the realtime settings that decide what the bytes become (gamma, its own brightness, its
+timeout against the keep-alive), its current limit against the console's, E1.31's universe and
+DMX mode. `diag --receiver HOST` checks HOST alone (finding a WLED by its address).
+
 A advances a stage; the first three also move on by themselves so that a box whose buttons do not
 work yet still shows them all. The frames go through the normal output stage and driver, so
 brightness, gamma and the power limiter apply as in a game. Drawing (`diag_frame`) is pure and
@@ -32,8 +38,8 @@ from console.commands.common import UsageError, write_output
 from console.config.loader import Config, load_config
 from console.view.font import GLYPH_HEIGHT, draw_text, text_width
 from console.commands.session import interactive_driver, load_script, play_script, run_interactive, scripted
-from console.commands.wiring import build_io, store_for
-from hal.drivers import SIMULATORS, Driver
+from console.commands.wiring import build_io, resolve_driver_name, store_for
+from hal.drivers import NETWORK, Driver, DriverError
 from hal.frame import RGB, Frame
 from console.play.hold import Hold
 from hal.inputs.events import BUTTONS, PRESS, QUIT, RELEASE, EventQueue, InputEvent
@@ -410,11 +416,127 @@ def diag_main(config_path: str | None, simulator: bool, script: str | None, png:
         raise UsageError("--png goes with diag --headless --script FILE")
     name = interactive_driver(config, simulator, "diag")
     print(boot_time_line(store_for(config, read_only=True).get_setting(BOOT_TO_FIRST_FRAME)), flush=True)
+    if name in NETWORK:
+        for line in receiver_check(config, name)[1]:
+            print(line, flush=True)
     pins = dataclasses.asdict(config.input.pins)
     return run_interactive(
         config, name,
-        lambda name, sources, hint: build_diag(config, name, sources, hint=hint,
-                                               pins=None if name in SIMULATORS else pins))
+        lambda name, sources, hint, box: build_diag(config, name, sources, hint=hint, pins=pins if box else None))
+
+
+# --- the receiver of a network driver ----------------------------------------------------------
+
+
+WLED_MULTI_RGB = 4  # DMX_MODE_MULTIPLE_RGB, wled00/const.h:319: each LED its own three slots
+
+
+def wled_findings(info: dict, cfg: dict | None, layout: Layout, driver: str, settings: Mapping[str, object],
+                  supply_ma: float) -> list[str]:
+    """What a WLED's /json/info and /json/cfg (the fields serializeInfo and serializeConfig
+    write, wled00/json.cpp and cfg.cpp) say against the configuration: one line each, "ok:" or
+    "fix:" first. Pure: the tests give it WLED's answers."""
+    lines = []
+    leds = info.get("leds") if isinstance(info.get("leds"), dict) else {}
+    count, matrix = leds.get("count"), leds.get("matrix")
+    lines.append(f"ok: WLED {info.get('ver', '?')} named {info.get('name', '?')!r}, {count} LEDs"
+                 + (f" as a {matrix.get('w')}x{matrix.get('h')} matrix" if isinstance(matrix, dict) else ""))
+    width, height = layout.width * layout.options.scale, layout.height * layout.options.scale
+    if count != layout.led_count:
+        lines.append(f"fix: WLED drives {count} LEDs, the panel section makes {layout.led_count}: set WLED's LED "
+                     f"count (LED Preferences) or the console's panel size alike")
+    if isinstance(matrix, dict) and sorted((matrix.get("w"), matrix.get("h"))) != sorted((width, height)):
+        lines.append(f"fix: WLED's matrix is {matrix.get('w')}x{matrix.get('h')}, the console draws {width}x{height}: "
+                     f"set WLED's 2D matrix (2D Configuration) to the panel's size")
+    if info.get("live"):
+        lines.append(f"ok: WLED is in realtime mode ({info.get('lm') or '?'} from {info.get('lip') or '?'})")
+    maxpwr = leds.get("maxpwr")
+    if isinstance(maxpwr, (int, float)) and maxpwr and abs(maxpwr - supply_ma) > 1:
+        lines.append(f"fix: WLED limits the LEDs to {maxpwr} mA, the console's limiter counts on {supply_ma:g} mA "
+                     f"(power.supply_amps): set WLED's maximum current (LED Preferences) to the supply's, as "
+                     f"power.supply_amps says, or WLED dims frames the console let through")
+    live = ((cfg or {}).get("if") or {}).get("live") if isinstance(cfg, dict) else None
+    if not isinstance(live, dict):
+        lines.append("note: WLED's settings (/json/cfg) did not come: its realtime settings are not checked")
+        return lines
+    if live.get("no-gc") is False:
+        lines.append("fix: WLED corrects the realtime colours' gamma too (Sync Interfaces: tick \"Disable realtime "
+                     "gamma correction\"): the console has done it, so they are corrected twice")
+    if live.get("maxbri") is False:
+        lines.append("fix: WLED scales the console's frames by its own brightness (Sync Interfaces: tick \"Force "
+                     "max brightness\"): the console's brightness is the one to set")
+    timeout = live.get("timeout")
+    keepalive = settings.get("keepalive_ms")
+    if isinstance(timeout, (int, float)) and isinstance(keepalive, int) and timeout * 100 <= 2 * keepalive:
+        lines.append(f"fix: WLED leaves realtime mode after {timeout * 100:g} ms without frames, under two of the "
+                     f"console's keep-alives ({keepalive} ms): raise WLED's realtime timeout or lower keepalive_ms")
+    if live.get("offset"):
+        lines.append(f"fix: WLED shifts realtime LEDs by {live.get('offset')} (Sync Interfaces: LED offset): "
+                     f"set it to 0")
+    if driver == "e131":
+        dmx = live.get("dmx") if isinstance(live.get("dmx"), dict) else {}
+        wanted = {"uni": settings.get("universe"), "addr": 1, "mode": WLED_MULTI_RGB}
+        if live.get("port") != settings.get("port"):
+            lines.append(f"fix: WLED takes E1.31 on port {live.get('port')}, the console sends to "
+                         f"{settings.get('port')}")
+        if {key: dmx.get(key) for key in wanted} != wanted:
+            lines.append(f"fix: WLED reads E1.31 as universe {dmx.get('uni')}, start address {dmx.get('addr')}, DMX "
+                         f"mode {dmx.get('mode')}: set universe {settings.get('universe')}, start address 1 and "
+                         f"mode Multi RGB ({WLED_MULTI_RGB}) in Sync Interfaces")
+    if not any(line.startswith("fix:") for line in lines):
+        lines.append("ok: WLED's realtime settings suit the console (no gamma of its own, full brightness, "
+                     "its timeout past the keep-alive)")
+    return lines
+
+
+def receiver_check(config: Config, driver: str, host: str | None = None) -> tuple[bool, list[str]]:
+    """Whether the configured network driver's receiver (or `host`) answers, and what it says:
+    (answered, lines). Asks over the network, for a few seconds at most: the command's, never a
+    running console's."""
+    from console.commands.wiring import driver_settings_for
+    from hal.drivers import make_driver
+    from hal.drivers.network import CONFIG_PATH, ask_json
+
+    settings = driver_settings_for(config, driver)
+    if host is not None:
+        settings["host"] = host
+    layout = Layout(config.panel)
+    try:
+        link = make_driver(driver, {**settings}, layout)
+    except DriverError as error:
+        raise UsageError(str(error)) from None
+    try:
+        watch = link.receiver  # its thread is not started: one look, here
+        answered = watch.probe()
+    finally:
+        link.close()
+    where = settings["host"]
+    if watch.address and watch.address != where:
+        where += f" ({watch.address})"
+    if not answered:
+        return False, [f"the LED matrix at {where} does not answer: {watch.problem or 'no answer'}; "
+                       f"check that it is on and on this network (the console carries on, and shows the game "
+                       f"once it answers)"]
+    lines = [f"the LED matrix at {where} answers"]
+    if watch.info is None:
+        return True, lines + ["note: it is no WLED (no /json/info): its settings are not checked"]
+    try:
+        cfg = ask_json(watch.address, settings["http_port"], CONFIG_PATH, settings["host"])
+    except OSError:
+        cfg = None
+    return True, lines + wled_findings(watch.info, cfg, layout, driver, settings,
+                                       config.power.supply_amps * 1000)
+
+
+def receiver_main(config_path: str | None, host: str) -> int:
+    """`hues-console diag --receiver HOST`: check the receiver at HOST with the configured network
+    driver's settings (ddp's when another driver is configured); 0 when it answers, else 1."""
+    config = load_config(config_path)
+    name = resolve_driver_name(config.driver.name)
+    answered, lines = receiver_check(config, name if name in NETWORK else "ddp", host)
+    for line in lines:
+        print(line, flush=True)
+    return 0 if answered else 1
 
 
 def boot_time_line(seconds: object) -> str:

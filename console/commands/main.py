@@ -16,6 +16,7 @@ import sys
 from console.commands.common import EXIT_USAGE, UsageError
 from console.commands.streams import (OutputError, hold_closed_descriptors, reopen_standard_streams, say,
                                      settle)
+from console.game.clue import LANGUAGES
 from console.game.record import RecordError
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -88,6 +89,12 @@ def cmd_diag(args: argparse.Namespace) -> int:
 
     if args.headless and not args.script:
         raise UsageError("diag --headless needs --script FILE (the inputs to play)")
+    if args.receiver is not None:
+        if args.sim or args.headless or args.script or args.png:
+            raise UsageError("diag --receiver HOST checks the receiver alone: it goes with no other option")
+        from console.commands.diag import receiver_main
+
+        return receiver_main(args.config, args.receiver)
     return diag_main(args.config, args.sim, args.script, args.png)
 
 
@@ -109,6 +116,22 @@ def cmd_export(args: argparse.Namespace) -> int:
     from console.commands.session import open_store
 
     return export_main(open_store(args.config), args.game, sys.stdout)
+
+
+def cmd_bot_guess(args: argparse.Namespace) -> int:
+    from console.commands.bot import guess_main
+
+    return guess_main(args.lang, args.level, args.words, args.count)
+
+
+def cmd_bot_clue(args: argparse.Namespace) -> int:
+    from console.commands.bot import clue_main
+
+    return clue_main(args.lang, args.level, args.words, args.cell)
+def cmd_clue(args: argparse.Namespace) -> int:
+    from console.commands.clue import clue_main
+
+    return clue_main(args.lang, args.second, args.text, args.table)
 
 
 def cmd_sticker(args: argparse.Namespace) -> int:
@@ -237,6 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--headless", action="store_true", help="no screen: inputs from --script")
     p.add_argument("--script", metavar="FILE", help="input script for the headless check")
     p.add_argument("--png", metavar="OUT", type=output_path, help="with --script: write the last frame as a PNG")
+    p.add_argument("--receiver", metavar="HOST", type=text_argument,
+                   help="check the LED matrix (WLED, FPP) at this address or name, then stop")
     p.set_defaults(run=cmd_diag)
 
     p = command("bench", "whether this machine keeps up: frame cost, press to frame, still CPU, a phone's tap")
@@ -249,6 +274,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="FILE", type=output_path, help="the picture: .svg, .png, .pdf or .eps")
     p.add_argument("--url", type=text_argument, help="the address to encode (default: the configured web server's)")
     p.set_defaults(run=cmd_sticker)
+
+    p = command("bot", "what a computer player would do on an empty board: guess a clue, give one")
+    bot = p.add_subparsers(dest="bot_command", required=True, metavar="guess|clue")
+    from console.bots import LEVELS as levels
+
+    q = bot.add_parser("guess", help="the cells a computer guesser would choose for a clue, best first")
+    q.add_argument("--lang", required=True, choices=LANGUAGES, help="the clue's language")
+    q.add_argument("--level", choices=levels, default="expert", help="who guesses (default expert)")
+    q.add_argument("--count", type=whole_number, default=10, metavar="N", help="how many cells (default 10)")
+    q.add_argument("words", nargs="+", type=text_argument, metavar="WORD", help="the clue: one or two words")
+    q.set_defaults(run=cmd_bot_guess)
+    q = bot.add_parser("clue", help="the clue a computer giver would give for a target cell")
+    q.add_argument("--lang", required=True, choices=LANGUAGES, help="the clue's language")
+    q.add_argument("--level", choices=levels, default="expert", help="who gives (default expert)")
+    q.add_argument("--words", metavar="FILE", help="pick from this file's words, one a line (default: any it knows)")
+    q.add_argument("cell", type=text_argument, help="the target, like H15")
+    q.set_defaults(run=cmd_bot_clue)
+    p = command("clue", "whether a typed clue keeps the rules (the phones' check): ok, or the rule and the word")
+    p.add_argument("--lang", choices=LANGUAGES, help="the giver's language (English holds too)")
+    p.add_argument("--second", action="store_true", help="the second clue (one or two words, no comparative)")
+    p.add_argument("--table", action="store_true", help="print the words the check knows as a markdown table")
+    p.add_argument("text", nargs="*", metavar="TEXT", help="the clue (its words may be separate arguments)")
+    p.set_defaults(run=cmd_clue)
 
     p = command("check-config", "check a configuration file and report every problem")
     p.add_argument("file", nargs="?", help="the file to check (default: the one the console would use)")

@@ -17,6 +17,7 @@ from console.game import rules
 from console.game.board import parse_cell
 from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
 from console.view.render import render
+from console.view.screens import CLUE_PAGE_S, clue_seconds
 from console.game.seating import PANEL, Seating
 from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SetupChoices, Ui
 from hal.frame import Frame
@@ -54,6 +55,34 @@ def _scored() -> GameState:
     return state
 
 
+# A clue in each language of the phones, as the giver's phone would write it: accents the font
+# folds, a word broken over two lines (Spanish), a word of two syllables (Vietnamese).
+CLUES = {"en": ("sunset",), "it": ("ciliegia",), "cs": ("třešeň",), "ro": ("cireașă",), "es": ("melocotón",),
+         "vi": ("hoa hồng",)}
+
+
+def _clued(lang: str) -> GameState:
+    state = _game()
+    return rules.apply(rules.apply(state, ChooseTarget(state.card_cells[1])), Clue(CLUES[lang], lang, True))
+
+
+def _clue_screen(lang: str) -> Frame:
+    state = _clued(lang)
+    return render(state, Ui(screen="play", clue_screen=clue_seconds(state.clues)), 0.2)
+
+
+def _written_round() -> GameState:
+    """The scored round with its clues written on the giver's phone: "sunset", then "ripe peach"."""
+    state = rules.apply(_game(), ChooseTarget(_game().card_cells[1]))
+    state = rules.apply(state, Clue(("sunset",), "en", True))
+    for cell in _cells("E9", "F7", "D4", "H4"):
+        state = rules.apply(state, Place(cell))
+    state = rules.apply(state, Clue(("ripe", "peach"), "en", True))
+    for cell in _cells("E6", "F5", "G8", "C7"):
+        state = rules.apply(state, Place(cell))
+    return state
+
+
 def _tied() -> GameState:
     state = _scored()
     return replace(state, phase="choose_target", round=11, tied=(1, 3), scores=(12, 19, 15, 19, 8),
@@ -82,8 +111,15 @@ def scenes() -> Iterator[Scene]:
         guessing, Ui(screen="play", cursor=parse_cell("F5")), 0.8)
     yield "second-clue", "the second clue: C (clue) or P (pass) in the status columns", lambda: render(
         second, Ui(screen="play"), 0.2)
+    for lang in CLUES:
+        yield f"clue-{lang}", f"a clue written on the giver's phone ({lang}), before the board returns", (
+            lambda lang=lang: _clue_screen(lang))
     yield "reveal", "the reveal: the scoring frame flashes around the target", lambda: render(
         scored, Ui(screen="reveal"), 0.2)
+    written = _written_round()
+    yield "reveal-clues", "after the frame, the round's written clues again, a page each (the second in gold)", (
+        lambda: render(written, Ui(screen="reveal", reveal_clues=clue_seconds(written.clues)),
+                       REVEAL_POINTS_S + CLUE_PAGE_S + 0.1))
     yield "points", "the round's points, +N in each player's colour, in seat order", lambda: render(
         scored, Ui(screen="reveal"), REVEAL_POINTS_S + 0.1)
     yield "scoreboard", "the totals in seat order, the round as 1 over 10", lambda: render(

@@ -30,7 +30,7 @@ from console.view.ui import Ui
 from console.commands.wiring import (attach_web, build_app, build_output, gpio_input, output_stage,
                                      resolve_driver_name, store_for)
 from console.web.server import WebServerError
-from hal.drivers import SIMULATORS, DriverError, light_response_of
+from hal.drivers import NETWORK, SIMULATORS, DriverError, light_response_of
 from hal.drivers.leds_dev import DeviceNotReadyError
 from hal.inputs.events import PRESS, QUIT, EventQueue, InputConfigError, InputEvent
 from hal.inputs.script import MAX_SCRIPT_BYTES, ScriptError, ScriptInput, Step, parse_script
@@ -58,8 +58,8 @@ def play(config_path: str | None, simulator: bool) -> int:
     config = load_config(config_path)
     name = interactive_driver(config, simulator, "sim")
 
-    def build(name: str, sources: Callable, hint: Callable | None) -> ConsoleApp:
-        app = build_app(config, name, sources, hint=hint, journal=_log_journal)
+    def build(name: str, sources: Callable, hint: Callable | None, box: bool) -> ConsoleApp:
+        app = build_app(config, name, sources, hint=hint, journal=_log_journal, box=box)
         try:
             attach_web(config, app)
         except WebServerError as exc:
@@ -96,21 +96,27 @@ def need_terminal(name: str, command: str) -> None:
 
 def run_interactive(config: Config, name: str, build: Callable) -> int:
     """Run an app (the console, or the wiring check) in real time on the driver `name` (from
-    `interactive_driver`): on the terminal simulator or sim-png's picture with the keyboard, or on
-    the configured driver with the GPIO buttons, hints going to the log. `build(driver_name,
-    sources, hint)` makes the app."""
+    `interactive_driver`): on the terminal simulator or sim-png's picture with the keyboard; on a
+    network driver's matrix with the keyboard when standard input is a terminal (a laptop), hints
+    printed; else on the configured driver with the box's GPIO buttons, hints going to the log.
+    `build(driver_name, sources, hint, box)` makes the app; `box` is True with the GPIO buttons
+    (the box itself: the shutdown hold powers it off, systemd hears from it)."""
+    keys = name in SIMULATORS or (name in NETWORK and os.isatty(0))
+    printed = lambda text: print(text, flush=True)  # noqa: E731
     try:
         if name in SIMULATORS:
-            app = build(name, lambda events: [open_keyboard(events)], None)
+            app = build(name, lambda events: [open_keyboard(events)], None, False)
             app.hint = getattr(app.driver, "status_line", None)
+        elif keys:
+            app = build(name, lambda events: [open_keyboard(events)], printed, False)
         else:
-            app = build(name, lambda events: [gpio_input(config, events)], lambda text: print(text, flush=True))
+            app = build(name, lambda events: [gpio_input(config, events)], printed, True)
     except DeviceNotReadyError as exc:
         print(f"hues-console: {exc}", file=sys.stderr, flush=True)
         return EXIT_TRY_AGAIN
     except (DriverError, InputConfigError) as exc:
         raise UsageError(str(exc)) from None
-    with closing_app(app, interrupt_is_quit=name in SIMULATORS), terminal_messages(app.driver):
+    with closing_app(app, interrupt_is_quit=keys), terminal_messages(app.driver):
         run_realtime(app, config.display.fps, started=freeze_start_up)
     return 0
 

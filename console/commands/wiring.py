@@ -123,15 +123,20 @@ def _expanded(path: str) -> Path:
 
 def build_io(config: Config, driver_name: str, sources: Callable[[EventQueue], list[InputSource]]
              ) -> tuple[OutputStage, Driver, EventQueue, list[InputSource]]:
-    """Output stage, driver, the shared event queue and the input sources `sources` makes on it;
-    the driver is let go again if the inputs cannot be opened."""
+    """Output stage, driver, the shared event queue and the input sources `sources` makes on it
+    (and a network driver's link to its receiver: its keep-alive, waking the loop when the
+    receiver goes or comes back); the driver is let go again if the inputs cannot be opened."""
     events = EventQueue()
     stage, driver = build_output(config, driver_name)
     try:
-        return stage, driver, events, sources(events)
+        inputs = sources(events)
     except BaseException:
         driver.close()
         raise
+    if driver.link is not None:  # a receiver's keep-alive is one of the app's sources
+        driver.link.watch(events.wake)
+        inputs.append(driver.link)
+    return stage, driver, events, inputs
 
 
 def phone_address(config: Config, server) -> str:
@@ -186,10 +191,13 @@ def build_app(
     rng=None,
     hint: Callable[[str], None] | None = None,
     journal: Callable[[str, object], None] | None = None,
+    box: bool | None = None,
 ) -> ConsoleApp:
-    """The whole console for one driver; `sources` makes the input sources on the shared queue."""
+    """The whole console for one driver; `sources` makes the input sources on the shared queue.
+    `box`: it runs as the box, on its GPIO buttons (the shutdown hold powers the machine off,
+    systemd hears of its frames); by default, on any driver but a simulator."""
     shut = config.input.shutdown
-    on_hardware = driver_name not in SIMULATORS
+    on_hardware = driver_name not in SIMULATORS if box is None else box
     stage, driver, events, inputs = build_io(config, driver_name, sources)
     try:
         store = store_for(config, events=events)

@@ -11,7 +11,7 @@ a party host reads (a driver's, which hal knows too, are checked to agree with i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, make_dataclass
+from dataclasses import dataclass, field, fields, make_dataclass, replace
 from typing import Any, Iterator, Mapping
 
 from hal.drivers import AUTO, DRIVERS, DriverSpec
@@ -194,8 +194,8 @@ class ColorList:
 
 
 PANEL_RULES = {
-    "panel_width": Number(1, 32, whole=True),
-    "panel_height": Number(1, 32, whole=True),
+    "panel_width": Number(1, 128, whole=True),  # a matrix whose receiver maps its wiring is one panel
+    "panel_height": Number(1, 128, whole=True),
     "panels_across": Number(1, 4, whole=True),
     "panels_down": Number(1, 4, whole=True),
     "start_corner": OneOf(START_CORNERS),
@@ -205,11 +205,25 @@ PANEL_RULES = {
     "rotation": OneOf(ROTATIONS),
     "mirror_x": Flag(),
     "mirror_y": Flag(),
+    "scale": Number(1, 4, whole=True),
 }
 
 
-def setting_rule(item: Setting) -> Number | Flag | OneOf | Text:
+@dataclass(frozen=True)
+class OrNothing:
+    """`rule`, or nothing (`null`, or the key with no value): a setting whose default is None,
+    which a rule across keys may still ask for (the network drivers' receiver)."""
+
+    rule: Number | Flag | OneOf | Text
+
+    def convert(self, value: Any) -> Any:
+        return None if value is None else self.rule.convert(value)
+
+
+def setting_rule(item: Setting) -> Number | Flag | OneOf | Text | OrNothing:
     """The rule a driver's setting (hal's plain description of it) sets its YAML value."""
+    if item.default is None:
+        return OrNothing(setting_rule(replace(item, default=item.kind())))
     if item.choices:
         return OneOf(item.choices)
     if item.kind is bool:

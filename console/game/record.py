@@ -2,7 +2,9 @@
 
 A record is one JSON object a line, exactly the vocabulary of `rules` (new_game, choose_target, redeal,
 clue, place, take_back, skip_clue, next). What the store keeps, `export` prints and `replay` reads are the
-same text, so a game can be moved from the box to a laptop and replayed there.
+same text, so a game can be moved from the box to a laptop and replayed there. A spoken clue is
+`{"action": "clue"}`, as every record from before written clues has it; a written one adds its
+words, language and whether it was checked.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any, Iterable
 
 from console.game import rules
 from console.game.board import Cell, brief_repr, parse_cell
-from console.game.rules import Action, ChooseTarget, GameState, NewGame, Place, RuleError
+from console.game.rules import Action, ChooseTarget, Clue, GameState, NewGame, Place, RuleError
 
 
 MAX_RECORD_BYTES = 1 << 20
@@ -68,9 +70,11 @@ def _field_value(action: str, field: str, kind: type, value: Any) -> Any:
         raise RuleError(f"{action}: {field} must be a whole number, not {brief_repr(value)}")
     if kind is str and not isinstance(value, str):
         raise RuleError(f"{action}: {field} must be text, not {brief_repr(value)}")
+    if kind is bool and not isinstance(value, bool):
+        raise RuleError(f"{action}: {field} must be true or false, not {brief_repr(value)}")
     if kind is list:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise RuleError(f"{action}: {field} must be a list of colour names")
+            raise RuleError(f"{action}: {field} must be {rules.LIST_NAMES[field]}")
         return tuple(value)
     return value
 
@@ -87,7 +91,16 @@ def action_to_json(action: Action) -> dict[str, Any]:
         out["cell"] = str(action.cell)
         if isinstance(action, Place) and action.player is not None:
             out["player"] = action.player
+    elif isinstance(action, Clue) and action.written:
+        out.update(clue_json(action))
     return out
+
+
+def clue_json(clue: Clue) -> dict[str, Any]:
+    """A clue as the record, the replay JSON and the phones carry it: its words (none: spoken)."""
+    if not clue.written:
+        return {"words": []}
+    return {"words": list(clue.words), "lang": clue.lang, "checked": clue.checked}
 
 
 def dumps_record(actions: Iterable[Action]) -> str:
@@ -186,6 +199,7 @@ def state_json(state: GameState) -> dict[str, Any]:
         "pawns": [{"player": p.player, "cell": str(p.cell)} for p in state.pawns],
         "target": None if target is None else str(target),
         "last_round_points": list(state.last_round_points),
+        "clues": [clue_json(clue) for clue in state.clues],
     }
 
 

@@ -30,6 +30,7 @@ __all__ = [
 PHASES = ("choose_target", "clue1", "guess1", "clue2", "guess2", "round_over", "game_over")
 VARIANTS = ("cards", "free")
 MIN_PLAYERS, MAX_PLAYERS = 3, 10
+MAX_CLUE_TEXT = 64  # a written clue's words together, in characters: a record's bound (the check's is lower)
 DEFAULT_COLOR_NAMES = (
     "red", "orange", "yellow", "green", "cyan", "blue", "purple", "pink", "white", "black",
 )
@@ -61,7 +62,19 @@ class Redeal:
 
 @dataclass(frozen=True)
 class Clue:
-    pass
+    """A clue given. Spoken aloud (a tap), the console does not hear it: no words. Written on the
+    giver's phone: `words` as the room is shown them (the check's display form), the `lang` they
+    were written in, and whether the console `checked` them against the clue rules (the host may
+    switch the check off). The engine never checks the words: that is done before the action is
+    made, and a stored game must replay whatever a later version's word lists say."""
+
+    words: tuple[str, ...] = ()
+    lang: str | None = None
+    checked: bool = False
+
+    @property
+    def written(self) -> bool:
+        return bool(self.words)
 
 
 @dataclass(frozen=True)
@@ -122,6 +135,7 @@ class GameState:
     last_round_points: tuple[int, ...] = ()  # the round just scored (round_over, game_over)
     winners: tuple[int, ...] = ()
     can_take_back: bool = False  # the last action was a place: take_back may undo it
+    clues: tuple[Clue, ...] = ()  # this round's clues as given, kept until the next round starts
 
     @property
     def tiebreak(self) -> bool:
@@ -307,12 +321,29 @@ def _redeal(state: GameState, _: Redeal) -> GameState:
     return _draw_card(state)
 
 
-def _first_clue(state: GameState, _: Clue) -> GameState:
-    return replace(state, phase="guess1", to_place=_guess_order(state, step=+1))
+def _first_clue(state: GameState, a: Clue) -> GameState:
+    return replace(state, phase="guess1", to_place=_guess_order(state, step=+1), clues=(_whole_clue(a),))
 
 
-def _second_clue(state: GameState, _: Clue) -> GameState:
-    return replace(state, phase="guess2", to_place=_guess_order(state, step=-1))
+def _second_clue(state: GameState, a: Clue) -> GameState:
+    return replace(state, phase="guess2", to_place=_guess_order(state, step=-1), clues=state.clues + (_whole_clue(a),))
+
+
+def _whole_clue(a: Clue) -> Clue:
+    """`a` once its fields agree: a written clue has words (none blank) of at most MAX_CLUE_TEXT
+    and a language; a spoken one neither, and is never checked. Not the clue rules: those are the
+    check's (game/clue.py), made before the action."""
+    if not a.words:
+        if a.lang is not None or a.checked:
+            raise RuleError("clue: a spoken clue (no words) has no language and is not checked")
+        return a
+    if not all(word.strip() for word in a.words):
+        raise RuleError("clue: a word of a written clue is blank")
+    if sum(map(len, a.words)) > MAX_CLUE_TEXT:
+        raise RuleError(f"clue: a written clue has at most {MAX_CLUE_TEXT} characters")
+    if not a.lang:
+        raise RuleError("clue: a written clue needs the language it was written in")
+    return a
 
 
 def _skip_clue(state: GameState, _: SkipClue) -> GameState:
@@ -373,7 +404,7 @@ def _next(state: GameState, _: Next) -> GameState:
 def _start_round(state: GameState, giver: int, tied: tuple[int, ...]) -> GameState:
     fresh = replace(
         state, phase="choose_target", round=state.round + 1, giver=giver, tied=tied,
-        card=None, target=None, pawns=(), to_place=(), last_round_points=(),
+        card=None, target=None, pawns=(), to_place=(), last_round_points=(), clues=(),
     )
     return _draw_card(fresh)
 
@@ -445,9 +476,10 @@ FIELD_TYPES: dict[type, dict[str, tuple[type, ...]]] = {
               "colors": (tuple, list, _NONE)},
     ChooseTarget: {"cell": (Cell,)},
     Place: {"cell": (Cell,), "player": (int, _NONE)},
+    Clue: {"words": (tuple,), "lang": (str, _NONE), "checked": (bool,)},
 }
-_KIND_NAMES = {int: "a whole number", str: "text", Cell: "a Cell", tuple: "a list of colour names",
-               list: "a list of colour names", _NONE: "None"}
+_KIND_NAMES = {int: "a whole number", str: "text", Cell: "a Cell", bool: "true or false", _NONE: "None"}
+LIST_NAMES = {"colors": "a list of colour names", "words": "a list of words"}
 
 
 def _check_action(action: object) -> None:
@@ -458,7 +490,8 @@ def _check_action(action: object) -> None:
         value = getattr(action, field)
         if type(value) not in kinds or (
                 type(value) in (tuple, list) and not all(type(v) is str for v in value)):
-            wanted = " or ".join(dict.fromkeys(_KIND_NAMES[k] for k in kinds))
+            wanted = " or ".join(dict.fromkeys(LIST_NAMES[field] if k in (tuple, list) else _KIND_NAMES[k]
+                                               for k in kinds))
             raise RuleError(f"{_action_name(action)}: {field} must be {wanted}, not {brief_repr(value)}")
 
 

@@ -1,2 +1,2 @@
-"""Playing: the controller that turns presses into game actions, and the app loop around the rules
-engine, the renderer, the store and the panel."""
+"""Playing: every player's intents and their one handler (`table`), the joystick's controller, and
+the app loop around the rules engine, the renderer, the store and the panel."""

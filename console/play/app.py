@@ -191,7 +191,9 @@ class ConsoleApp:
         self._note_change_by_itself(now)
         events = self.events.drain()
         store_news = self.ui.store_online != self.store.online or self.ui.disk_full == self.store.journal_ok
-        chores = bool(events) or store_news or now >= self._timers_at \
+        link = self.driver.link
+        receiver_news = link is not None and self.ui.receiver_answers != link.answering
+        chores = bool(events) or store_news or receiver_news or now >= self._timers_at \
             or self.ui is not self._after_chores[1] or self.game is not self._after_chores[0]
         if chores:
             ui = self.ui
@@ -207,6 +209,8 @@ class ConsoleApp:
             self.ui = replace(self.ui, store_online=self.store.online)
         if self.ui.disk_full == self.store.journal_ok:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
+        if link is not None and self.ui.receiver_answers != link.answering:  # the hint says so (the
+            self.ui = replace(self.ui, receiver_answers=link.answering)  # terminal, the log, /panel)
         until = self._push(now)
         if chores:
             self._timers_at = self._next_tick(now)

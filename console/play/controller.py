@@ -9,7 +9,8 @@ produces an illegal action: an occupied cell shows a "no" instead.
 
 A pawn placed stays pending until the next press: B takes it back, any other press lets it stand
 (and, while guessing goes on, also counts as the next player's first press); the reveal after the
-last pawn waits for that press.
+last pawn waits for that press. While a clue typed on a phone fills the panel, a press only brings
+the board back: it lands on nothing the guesser has not seen.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from console.play import intents
 from console.play.intents import Intent
 from console.play.table import GUESS_PHASES, Step, act, let_stand, screen_for, to
 from console.view.ui import (
-    HOST_ITEMS, HOST_MENU, MENU_SCREENS, REVEAL_POINTS_S, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui,
+    HOST_ITEMS, HOST_MENU, MENU_SCREENS, SETUP_ITEMS, SetupChoices, Ui,
 )
 
 MOVES = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
@@ -72,8 +73,11 @@ IDLE_AFTER_TIMEOUT = ("setup", "brightness", "game_over")
 
 def screen_key(ui: Ui, t: float) -> tuple[str, str]:
     """What the panel is showing, as far as a press could land on the wrong thing: the screen,
-    and the reveal's stage (which moves on by itself)."""
-    return ui.screen, ui.reveal_stage(t) if ui.screen == "reveal" else ""
+    and the stage that moves on by itself (the reveal's, a written clue's words giving way to the
+    board)."""
+    if ui.screen == "reveal":
+        return ui.screen, ui.reveal_stage(t)
+    return ui.screen, "clue" if ui.shows_clue(t) else ""
 
 
 def host_menu_opens(game: GameState | None, ui: Ui) -> bool:
@@ -128,8 +132,9 @@ def _back_to_game(game: GameState, ui: Ui, t: float) -> Step:
     return Step(game, replace(to(ui, screen, t, menu_return=None), since=since))
 
 
-def _host(game: GameState, ui: Ui, button: str, t: float) -> Step:
-    """Continue, a new game, brightness or power off; the destructive two ask first."""
+def _host(game: GameState, ui: Ui, button: str, t: float):
+    """Continue, a new game, brightness, the clue check (A switches it) or power off; the
+    destructive two ask first."""
     if button in ("up", "left"):
         return Step(game, replace(ui, menu_item=max(0, ui.menu_item - 1)))
     if button in ("down", "right"):
@@ -141,6 +146,8 @@ def _host(game: GameState, ui: Ui, button: str, t: float) -> Step:
     item = HOST_MENU[ui.menu_item]
     if item == "continue":
         return _back_to_game(game, ui, t)
+    if item == "clue_check":
+        return None, intents.ClueCheck(not ui.clue_check)
     if item == "brightness":
         return Step(game, to(ui, "brightness", t, menu_return=ui.menu_return))
     return Step(game, to(ui, "confirm", t, menu_item=ui.menu_item, menu_return=ui.menu_return))
@@ -170,7 +177,7 @@ def _resume(game: GameState, ui: Ui, button: str, t: float):
         return None, intents.Abandon()
     resumed = screen_for(game, ui, t)
     if resumed.screen == "reveal":  # straight to the scoreboard: the reveal was seen already
-        resumed = replace(resumed, since=t - REVEAL_SCORES_S)
+        resumed = replace(resumed, since=t - resumed.reveal_at("scores"))
     return Step(game, resumed)
 
 
@@ -255,6 +262,8 @@ def _secret(game: GameState, ui: Ui, button: str, t: float):
 
 
 def _play(game: GameState, ui: Ui, button: str, t: float):
+    if ui.shows_clue(t):  # a written clue's words fill the panel: a press brings the board back first
+        return Step(game, replace(ui, clue_screen=0.0))
     if ui.pending is not None and button == "b":
         return ui.pending.player, intents.TakeBack()
     turn = rules.current_player(game)
@@ -283,11 +292,13 @@ def _reveal(game: GameState, ui: Ui, button: str, t: float):
     if button != "a":
         return Step(game, ui)
     stage = ui.reveal_stage(t)
-    if stage == "frame":
-        return Step(game, replace(ui, since=t - REVEAL_POINTS_S))
-    if stage == "points":
-        return Step(game, replace(ui, since=t - REVEAL_SCORES_S))
-    return None, intents.Next()
+    if stage == "scores":
+        return None, intents.Next()
+    following = _REVEAL_NEXT[stage] if stage != "frame" or ui.reveal_clues else "points"
+    return Step(game, replace(ui, since=t - ui.reveal_at(following)))
+
+
+_REVEAL_NEXT = {"frame": "clues", "clues": "points", "points": "scores"}  # what A skips to
 
 
 def _moved(cell: Cell, button: str) -> Cell:

@@ -61,7 +61,12 @@ class ChooseTarget:
 
 @dataclass(frozen=True)
 class GiveClue:
-    pass
+    """The giver's clue: `text` as typed on their phone, in the phone's language `lang` (held to
+    the clue rules in that language and in English, unless the host switched the check off), or
+    None: said aloud, which the console does not hear (the joystick's A, a phone's tap)."""
+
+    text: str | None = None
+    lang: str = "en"
 
 
 @dataclass(frozen=True)
@@ -116,10 +121,17 @@ class Brightness:
     step: int  # +1 brighter, -1 dimmer
 
 
+@dataclass(frozen=True)
+class ClueCheck:
+    """The house rule: written clues held to the clue rules (`on`), or taken as written."""
+
+    on: bool
+
+
 Intent = Union[TakeSeat, LeaveSeat, HandOver, ChooseTarget, GiveClue, Pass, PointAt, Place, TakeBack, Confirm,
-               Next, NewGame, Abandon, Brightness]
+               Next, NewGame, Abandon, Brightness, ClueCheck]
 SEAT_INTENTS = (TakeSeat, LeaveSeat, HandOver)
-HOST_INTENTS = (HandOver, NewGame, Abandon, Brightness)
+HOST_INTENTS = (HandOver, NewGame, Abandon, Brightness, ClueCheck)
 
 
 class Refusal(RuleError):

@@ -3,8 +3,8 @@
 Every change comes as a `table.Step` and is made durable before it is taken: each action in the
 local journal and the store (a power cut never loses a move the panel showed), the round's
 secret binding before the action that deals it (a restart gives the secret to no one else), the
-seats and the brightness as settings. What the store kept comes back at a start: the brightness,
-the last winners, an unfinished game offered for resume with its binding; the seats the web
+seats, the brightness and the clue check's house rule as settings. What the store kept comes back
+at a start: the brightness, the clue check, the last winners, an unfinished game offered for resume with its binding; the seats the web
 companion read (`seat_phones`). The store is asked off the loop's thread (`StoreAnswers`), so a
 slow Redis never holds up a frame.
 """
@@ -27,6 +27,7 @@ log = logging.getLogger("hues-console")
 LOOK_AGAIN_S = 1.0  # how often the idle board asks again for a game to resume, while one may come
 SECRET_SETTING = "secret_holder"  # the rounds' secret holders, kept across a restart
 BRIGHTNESS_SETTING = "brightness"
+CLUE_CHECK_SETTING = "clue_check"  # the host's house rule: written clues held to the clue rules
 
 
 class Keeper:
@@ -43,6 +44,7 @@ class Keeper:
         self.resume_due = True  # no game offered for resume yet
         self.resume_look_at = 0.0
         self._brightness_at_start = 1.0
+        self._clue_check_changed = False  # the host switched the clue check since the start
         self._bindings: object = None  # the rounds' secret holders as last kept in the store
         self._bound_for: tuple = (None, None)  # the game and holder `_bindings` were last worked out for
         self._seats_kept = seating.Seating()  # the phones' seats from before a restart
@@ -65,12 +67,18 @@ class Keeper:
                      seating=self._seats_kept)
         self._brightness_at_start = brightness
         self.answers.ask("brightness", lambda store: store.get_setting(BRIGHTNESS_SETTING, None), self._got_brightness)
+        self.answers.ask("clue_check", lambda store: store.get_setting(CLUE_CHECK_SETTING, None), self._got_clue_check)
         self.answers.ask("winners", last_finished, self._got_winners)
         self.look_again(now)
 
     def _got_brightness(self, brightness: Any) -> None:
         if type(brightness) in (int, float) and 0 < brightness <= 1 and self.ui.brightness == self._brightness_at_start:
             self.ui = replace(self.ui, brightness=round(brightness, 2))
+
+    def _got_clue_check(self, on: Any) -> None:
+        """The house rule as kept, unless the host changed it before the store answered."""
+        if type(on) is bool and not self._clue_check_changed:
+            self.ui = replace(self.ui, clue_check=on)
 
     def _got_winners(self, last: dict) -> None:
         if not self.ui.last_winners:
@@ -106,7 +114,7 @@ class Keeper:
         self._bindings, self._bound_for = bindings, (None, None)
         holder = seating.restored(self.game, bindings)  # else nobody's
         self.ui = replace(self.ui, screen="resume", choice=0, seating=replace(self.ui.seating, secret=holder))
-        self.keep_bound(self.ui.since)
+        self.redeal_if_moved(self.ui.since)
 
     def put_on(self, game: GameState | None, ui: Ui) -> None:
         """`game` on `ui`'s screen, as if a step had led there (the benchmark's busy game)."""
@@ -120,7 +128,7 @@ class Keeper:
         before_game, before_ui = self.game, self.ui
         if step.abandon:
             self.store.abandon()
-        self._keep_binding(step.game, step.ui)
+        self._store_secret_holder(step.game, step.ui)
         kept = self._store_actions(step.actions, before_game)
         if kept is not None:
             self.game = kept
@@ -128,7 +136,7 @@ class Keeper:
             self.ui = replace(self.ui, disk_full=True)
             return False
         self.game, self.ui = step.game, step.ui
-        self.keep_bound(now)
+        self.redeal_if_moved(now)
         if self.ui.seating.holders != before_ui.seating.holders and self._keep_seats is not None:
             self._keep_seats(self.ui.seating.saved())
         if self.room_codes is not None and any(isinstance(a, NewGame) for a in step.actions):
@@ -139,9 +147,12 @@ class Keeper:
             self.on_finished()
         if self.ui.brightness != before_ui.brightness:
             self.store.set_setting(BRIGHTNESS_SETTING, self.ui.brightness)
+        if self.ui.clue_check != before_ui.clue_check:
+            self._clue_check_changed = True
+            self.store.set_setting(CLUE_CHECK_SETTING, self.ui.clue_check)
         return True
 
-    def keep_bound(self, now: float) -> None:
+    def redeal_if_moved(self, now: float) -> None:
         """A deal for the giver seat's new occupant when the seat changed hands before the target
         was chosen (table.rebound). Until its redeal is durable nobody holds the round: it is
         tried again at the next change."""
@@ -149,11 +160,11 @@ class Keeper:
         if moved is None:
             return
         game, ui, actions = moved
-        self._keep_binding(game, ui)
+        self._store_secret_holder(game, ui)
         if self._store_actions(actions, self.game) is None:
             self.game, self.ui = game, ui
 
-    def _keep_binding(self, game: GameState | None, ui: Ui) -> None:
+    def _store_secret_holder(self, game: GameState | None, ui: Ui) -> None:
         """Keep the round's secret holder in the store, before the action that deals the round."""
         if game is None or rules.is_terminal(game):
             return

@@ -17,11 +17,13 @@ import random
 from dataclasses import replace
 from typing import NamedTuple
 
-from console.game import rules
+from console.game import clue as clue_rules, rules
+from console.game.clue_text import display_word, typed_words
 from console.game.rules import Action, GameState, Pawn
 from console.game.seating import PANEL, dealt, redeal
 from console.play import intents
 from console.play.intents import Intent, Player, Refusal
+from console.view import screens
 from console.view.ui import CENTRE, MENU_SCREENS, Ui
 
 GUESS_PHASES = ("guess1", "guess2")
@@ -74,6 +76,8 @@ def _act(game: GameState | None, ui: Ui, player: Player, intent: Intent, t: floa
     if kind is intents.Brightness:
         level = min(1.0, max(MIN_BRIGHTNESS, round(ui.brightness + BRIGHTNESS_STEP * intent.step, 2)))
         return Step(game, replace(ui, brightness=level))
+    if kind is intents.ClueCheck:
+        return Step(game, replace(ui, clue_check=intent.on))
     if ui.screen == "resume":
         raise Refusal("resume_on_panel", "the panel asks whether to carry on the stored game: answer there, "
                       "or the host starts a new one")
@@ -135,13 +139,40 @@ def _round(game: GameState, ui: Ui, player: Player, intent: Intent, t: float) ->
             raise Refusal("pass_second_only", "pass is only possible instead of the second clue")
         if game.phase not in ("clue1", "clue2", "guess1", "guess2"):
             raise Refusal("not_now", f"not possible now (the game is at {game.phase})")
-        return apply_action(game, ui, t, rules.Clue() if kind is intents.GiveClue else rules.SkipClue())
+        if kind is intents.Pass:
+            return apply_action(game, ui, t, rules.SkipClue())
+        rules.check(game, rules.Clue())  # a clue at all now: the engine's refusal, before the words are read
+        clue = rules.Clue() if intent.text is None else written_clue(game, ui, intent)
+        step = apply_action(game, ui, t, clue)
+        return step._replace(ui=replace(step.ui, clue_screen=screens.clue_seconds((clue,)))) if clue.written else step
     # Next: from the reveal, whatever stage it shows, to the next round; the tie-break notice to its hand-off
     if ui.screen == "reveal":
         return apply_action(game, replace(ui, cursor=CENTRE), t, rules.Next())
     if ui.screen == "tiebreak":
         return Step(game, to(ui, "handoff", t))
     raise Refusal("not_now", f"next is not possible now (the game is at {game.phase})")
+
+
+# The clue rules of the game, which the host's house-rule switch turns off (the table keeps them
+# then, as with a spoken clue); what a clue's characters may be is never off: every screen shows it.
+GAME_RULES = ("coordinate", "colour_name", "comparative", "too_many_words")
+
+
+def written_clue(game: GameState, ui: Ui, intent: intents.GiveClue) -> rules.Clue:
+    """The clue `intent` writes: its words as the room is shown them (the check's display form).
+    Held to the clue rules in the giver's language and English (game/clue.py) unless the host
+    switched the check off; a clue that breaks one is a Refusal whose key (`clue_<rule>`) and
+    `word` the giver's phone says in its language."""
+    if intent.lang not in clue_rules.LANGUAGES:
+        raise Refusal("bad_message", f"no clue check speaks {intent.lang[:20]!r}")
+    verdict = clue_rules.check_clue(intent.text, intent.lang, second=game.phase == "clue2")
+    if verdict.ok:
+        return rules.Clue(verdict.words, intent.lang, checked=ui.clue_check)
+    if ui.clue_check or verdict.rule not in GAME_RULES:
+        word = f": {verdict.word!r}" if verdict.word else ""
+        raise Refusal(verdict.key, f"that clue breaks the rule {verdict.rule}{word}", **verdict.params)
+    # the house rule: the words as written (their characters passed, the game's rules come after)
+    return rules.Clue(tuple(display_word(word) for word in typed_words(intent.text)), intent.lang, checked=False)
 
 
 def _place(game: GameState, ui: Ui, t: float) -> Step:
@@ -230,7 +261,7 @@ def screen_for(game: GameState, ui: Ui, t: float) -> Ui:
     if phase == "choose_target":
         return to(ui, "handoff", t)
     if phase == "round_over":
-        return to(ui, "reveal", t)
+        return to(ui, "reveal", t, reveal_clues=screens.clue_seconds(game.clues))
     if phase == "game_over":
         return to(ui, "game_over", t)
     return to(ui, "play", t, choice=0)
@@ -239,7 +270,7 @@ def screen_for(game: GameState, ui: Ui, t: float) -> Ui:
 def to(ui: Ui, screen: str, t: float, **changes) -> Ui:
     """`ui` on `screen` from t: its two-way choice, a refusal shown and a hand-off's first A reset."""
     return replace(ui, screen=screen, since=t, choice=changes.pop("choice", 0), refused=None, armed_at=-1.0,
-                   **changes)
+                   clue_screen=0.0, reveal_clues=changes.pop("reveal_clues", 0.0), **changes)
 
 
 def rebound(game: GameState | None, ui: Ui, t: float) -> tuple[GameState, Ui, tuple] | None:

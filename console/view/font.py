@@ -1,13 +1,21 @@
 """A 3x5 pixel font and a few 5x5 icons for the 32x16 LED canvas.
 
 Three pixels wide is the most a 16-row panel can spare for text beside the board while keeping
-every digit distinct; narrow punctuation (`!`, `:`, `.`) takes one column so that scores such as
-"10:7" fit. Glyphs are written as string art so that a reviewer sees the letter, and parsed once
-into the offsets of their lit pixels so that drawing touches only those.
+every digit distinct; narrow punctuation (`!`, `:`, `.`, `'`) takes one column so that scores
+such as "10:7" fit. Glyphs are written as string art so that a reviewer sees the letter, and
+parsed once into the offsets of their lit pixels so that drawing touches only those.
+
+Five rows leave no room for accents, so text a guest wrote (a clue, in any of the six languages)
+is folded first (`fold`): each letter decomposed (NFKD) and its marks dropped, as people type
+without them on a phone (ă â î ș ț, č ř ů, ñ, ơ ư ế), the few letters that do not decompose
+spelled as they are without a keyboard (đ D, ß SS, æ AE, ø O, ł L), curly apostrophes straight,
+invisible format characters left out, and anything else the font has no picture for (another
+script, an emoji) drawn as `?`.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from hal.frame import RGB, Frame
@@ -80,6 +88,7 @@ _GLYPH_ART = {
     "!": "# # # . #",
     ":": ". # . # .",
     ".": ". . . . #",
+    "'": "# # . . .",
     " ": ". . . . .",
 }
 
@@ -103,6 +112,25 @@ def _glyphs_of(text: str) -> list[Glyph]:
             f"the pixel font cannot draw {missing.args[0]!r} in {text!r}: it has 0-9, A-Z, space "
             f"and {' '.join(char for char in GLYPHS if not char.isalnum() and char != ' ')}"
         ) from None
+
+
+_FOLDS = {"Đ": "D", "đ": "D", "ß": "SS", "ẞ": "SS", "Æ": "AE", "æ": "AE", "Œ": "OE", "œ": "OE", "Ø": "O",
+          "ø": "O", "Ł": "L", "ł": "L", "ı": "I", "’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"}
+
+
+def fold(text: str) -> str:
+    """`text` in the characters the font draws (see the module docstring): marks dropped, the
+    letters without a decomposition spelled out, format characters left out, the rest `?`."""
+    out = []
+    for char in unicodedata.normalize("NFKD", text):
+        if unicodedata.combining(char) or unicodedata.category(char) == "Cf":
+            continue
+        if char.isspace():
+            out.append(" ")
+            continue
+        folded = _FOLDS.get(char, char).upper()
+        out.append(folded if all(c in GLYPHS for c in folded) else "?")
+    return "".join(out)
 
 
 def text_width(text: str, spacing: int = 1) -> int:

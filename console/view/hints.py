@@ -5,7 +5,7 @@ state, as the renderer is; the renderer draws, this names."""
 from __future__ import annotations
 
 from console.game.rules import GameState, current_player
-from console.view.ui import HOST_ITEMS, Ui
+from console.view.ui import HOST_ITEMS, HOST_MENU, Ui
 
 
 def describe(state: GameState | None, ui: Ui) -> str:
@@ -15,6 +15,8 @@ def describe(state: GameState | None, ui: Ui) -> str:
         text += " [the record store is offline: moves are kept and saved when it is back]"
     if ui.disk_full:
         text += " [the disk is full: a move is only taken while the record store can keep it]"
+    if not ui.receiver_answers:
+        text += " [the LED matrix does not answer: the game goes on, and the matrix shows it again once it is back]"
     return text
 
 
@@ -42,8 +44,9 @@ def _hint(state: GameState | None, ui: Ui) -> str:
     if screen == "setup":
         return _setup_hint(ui)
     if screen == "host":
-        return (f"Host menu: {_HOST_HINTS[ui.menu_item]} (up/down picks, A chooses, B goes back "
-                f"to the game)")
+        item = HOST_MENU[ui.menu_item]
+        what = _CLUE_CHECK_HINTS[ui.clue_check] if item == "clue_check" else _HOST_HINTS[item]
+        return f"Host menu: {what} (up/down picks, A chooses, B goes back to the game)"
     if screen == "confirm":
         return _confirm_hint(ui)
     giver = player_name(state, state.giver)
@@ -59,7 +62,7 @@ def _hint(state: GameState | None, ui: Ui) -> str:
     if screen == "play":
         return _play_hint(state, ui, giver)
     if screen == "reveal":
-        return f"Round {state.round} scored: the target was {state.target_revealed} (A moves on)"
+        return f"Round {state.round} scored: the target was {state.target_revealed}{_clues(state)} (A moves on)"
     if screen == "tiebreak":
         return f"Tie between {player_names(state, state.tied)}: a tie-break round (A goes on)"
     if screen == "game_over":
@@ -69,8 +72,24 @@ def _hint(state: GameState | None, ui: Ui) -> str:
     raise ValueError(f"unknown screen {screen!r}")
 
 
-_HOST_HINTS = ("continue the game", "abandon this game and set up a new one",
-               "the panel's brightness", "power the box off")
+_HOST_HINTS = {"continue": "continue the game", "new_game": "abandon this game and set up a new one",
+               "brightness": "the panel's brightness", "power_off": "power the box off"}
+_CLUE_CHECK_HINTS = {True: "written clues are checked against the clue rules (A: take them as written)",
+                     False: "written clues are taken as written, a house rule (A: check them again)"}
+
+
+def clue_text(words: tuple[str, ...]) -> str:
+    """A written clue as one piece of text: its words, a space between."""
+    return " ".join(words)
+
+
+def _clues(state: GameState) -> str:
+    """The round's written clues for a sentence: `, clue "sky"`, `, clues "sky" and "cielo sereno"`;
+    nothing for spoken ones (the console did not hear them)."""
+    said = [f'"{clue_text(clue.words)}"' for clue in state.clues if clue.written]
+    if not said:
+        return ""
+    return f", clue {said[0]}" if len(said) == 1 else f", clues {' and '.join(said)}"
 
 
 def _confirm_hint(ui: Ui) -> str:
@@ -109,8 +128,9 @@ def _play_hint(state: GameState, ui: Ui, giver: str) -> str:
         return f"{giver}: give your first clue, one word, then press A"
     if phase == "clue2":
         pick = "CLUE (C)" if ui.choice == 0 else "PASS (P)"
-        return f"{placed}{giver}: give a second clue of up to two words, or pass ({pick} chosen, A confirms)"
+        return (f"{placed}{giver}: give a second clue of up to two words, or pass ({pick} chosen, A "
+                f"confirms){_clues(state)}")
     if phase not in ("guess1", "guess2"):
         raise ValueError(f"the play screen has nothing to ask for in the {phase} phase")
     which = "first" if phase == "guess1" else "second"
-    return f"{placed}{player_name(state, current_player(state))}: place your {which} pawn (A places)"
+    return f"{placed}{player_name(state, current_player(state))}: place your {which} pawn (A places){_clues(state)}"

@@ -7,7 +7,9 @@ Every animation is a function of `t` (and of `ui.since`, when the screen started
 inputs always give the same frame and tests need no clock.
 
 While clues are given and guessed, nothing covers the board: a pawn or a cursor changes only its
-own cell, and everything else the table needs is in the status columns.
+own cell, and everything else the table needs is in the status columns. A clue written on the
+giver's phone fills the panel with its words for a few seconds when it is given, before the first
+pawn of the phase (any press or a guesser's tap ends it), and again at the reveal.
 
 - A pawn blinks between its player's colour (PAWN_LIT of each PAWN_S period) and dark. Dark
   differs from every cell by far more than any two pawn colours are close, so a pawn shows on
@@ -25,7 +27,8 @@ own cell, and everything else the table needs is in the status columns.
   sleeps in between: each change wakes the box, and the wake-up costs more than the drawing (the
   figures are in docs/PERFORMANCE.md). A cursor on a refused cell (taken)
   flickers red instead for REFUSED_S, from the moment of the press.
-  Several cursors may be drawn (phone players', `Ui.remote_cursors`).
+  More cursors may be drawn beside it (`Ui.remote_cursors`: `palette --legibility` measures
+  one on every cell at once).
 
 The board takes columns 0-29 and rows 0-15 (cell (row, col) at x = col, y = row); larger
 canvases keep it at the top left with the rest black. The status columns, x 30-31:
@@ -203,7 +206,7 @@ def _draw_cursor(pixels: bytearray, width: int, player_color: str, cell: Cell, a
 
 
 def _draw_cursors(pixels: bytearray, width: int, ui: Ui, at: Moment, own_color: str | None) -> None:
-    """The phone players' cursors, then the panel's in the acting player's colour (`own_color`,
+    """The extra cursors (`Ui.remote_cursors`), then the panel's in the acting player's colour (`own_color`,
     None: no cursor of its own)."""
     for cursor in ui.remote_cursors:
         _draw_cursor(pixels, width, cursor.color, cursor.cell, at)
@@ -281,6 +284,14 @@ def _loupe(cell: Cell) -> tuple[bytes, ...]:
 _BEAT_SCREENS = ("play", "secret")  # the screens whose pawns, cursors or swatches keep the beat
 
 
+def _shows_clue(ui: Ui, at: Moment) -> bool:
+    """`Ui.shows_clue` at `at`: the board comes back at `Ui.clue_ends`, on the beat."""
+    if not ui.clue_screen:
+        return False
+    ends = ui.clue_ends()
+    return at.holds(ui.shows_clue, ui.since if at.t < ui.since else ends if at.t < ends else math.inf)
+
+
 def _draw_system(frame: Frame, ui: Ui, at: Moment) -> None:
     """What the host must see on any screen: the shutdown hold and a store outage. The outage's
     dot blinks on the beat where the screen keeps it, and is steady elsewhere: a blink of its own
@@ -291,7 +302,8 @@ def _draw_system(frame: Frame, ui: Ui, at: Moment) -> None:
         filled = math.ceil(min(1.0, ui.hold_progress) * screens.PANEL_H)
         fill_rect(frame, STATUS_X, 0, 2, screens.PANEL_H - filled, HOLD_OFF)
         fill_rect(frame, STATUS_X, screens.PANEL_H - filled, 2, filled, HOLD_ON)
-    if (ui.disk_full or not ui.store_online) and (ui.screen not in _BEAT_SCREENS or at.blink(ACT_HZ, PAWN_LIT)):
+    on_beat = ui.screen in _BEAT_SCREENS and not _shows_clue(ui, at)
+    if (ui.disk_full or not ui.store_online) and (not on_beat or at.blink(ACT_HZ, PAWN_LIT)):
         frame.set(STATUS_X + 1, screens.PANEL_H - 1, DISK_FULL if ui.disk_full else AMBER)
 
 
@@ -342,7 +354,12 @@ def _secret(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
 
 def _play(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Frame:
     """Clues and guesses: the whole board with its pawns; while guessing the cursor and, in the
-    status columns, the loupe; in the second clue the giver's choice, C or P."""
+    status columns, the loupe; in the second clue the giver's choice, C or P. A clue written on
+    the giver's phone first fills the panel with its words, before anyone places a pawn."""
+    if _shows_clue(ui, at):
+        frame = Frame(width, height)
+        screens.clue(frame, state, ui, at)
+        return frame
     parts = _play_parts(state, ui, width, height)
     beat = parts.asks_beat and at.blink(ACT_HZ, PAWN_LIT)  # the pawns' and the swatch's one beat
     frame = _frame_from(parts.bases[beat], width, height)
@@ -393,7 +410,7 @@ def _reveal(state: GameState, ui: Ui, at: Moment, width: int, height: int) -> Fr
     if stage == "frame":
         return _reveal_frame(state, ui, at, width, height)
     frame = Frame(width, height)
-    (screens.points if stage == "points" else screens.scores)(frame, state, ui, at)
+    {"clues": screens.reveal_clues, "points": screens.points, "scores": screens.scores}[stage](frame, state, ui, at)
     return frame
 
 

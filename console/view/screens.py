@@ -18,9 +18,8 @@ from console.view import font
 from console.view.moment import Moment
 from console.view.palette import PAWN_COLORS
 from console.game import rules
-from console.game.rules import GameState
-from console.view.ui import (HANDOFF_ARM_S, HOST_ITEMS, HOST_MENU, REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S,
-                             SETUP_ITEMS, Ui)
+from console.game.rules import Clue, GameState
+from console.view.ui import HANDOFF_ARM_S, HOST_ITEMS, HOST_MENU, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
 from hal.frame import BLACK, RGB, Frame
 
 PANEL_W, PANEL_H = 32, 16
@@ -33,8 +32,8 @@ GREEN: RGB = (0, 220, 0)
 
 
 def reveal_stage(ui: Ui, at: Moment) -> str:
-    """`Ui.reveal_stage` at `at`: it moves on REVEAL_POINTS_S and REVEAL_SCORES_S in."""
-    return at.stage(ui.reveal_stage, ui.since + REVEAL_POINTS_S, ui.since + REVEAL_SCORES_S)
+    """`Ui.reveal_stage` at `at`: it moves on where each stage starts."""
+    return at.stage(ui.reveal_stage, *(ui.since + ui.reveal_at(stage) for stage in ("clues", "points", "scores")))
 
 
 def ink(color: str) -> RGB:
@@ -196,16 +195,18 @@ def points(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """Each player's points for the round just scored, "+N" in their colour."""
     texts = [f"+{n}" for n in state.last_round_points]
     pages = _slots(state)
-    page_s = (REVEAL_SCORES_S - REVEAL_POINTS_S) / len(pages)
-    _show_page(frame, state, texts, pages, _page(at, pages, lambda t: (t - ui.since - REVEAL_POINTS_S) / page_s, page_s))
+    start = ui.reveal_at("points")
+    page_s = (ui.reveal_at("scores") - start) / len(pages)
+    _show_page(frame, state, texts, pages, _page(at, pages, lambda t: (t - ui.since - start) / page_s, page_s))
 
 
 def scores(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """The totals, each in its player's colour, paged when they do not fit."""
     pages = _slots(state)
     texts = [str(score) for score in state.scores]
+    start = ui.reveal_at("scores")
     _show_page(frame, state, texts, pages,
-               _page(at, pages, lambda t: (t - ui.since - REVEAL_SCORES_S) / SCOREBOARD_PAGE_S, SCOREBOARD_PAGE_S))
+               _page(at, pages, lambda t: (t - ui.since - start) / SCOREBOARD_PAGE_S, SCOREBOARD_PAGE_S))
 
 
 def _page(at: Moment, pages: list, count: Callable[[float], float], page_s: float) -> int:
@@ -266,6 +267,97 @@ def _show_page(frame: Frame, state: GameState, texts: list[str], pages, page: in
         x = SCORES_X + (PANEL_W - SCORES_X - (2 * len(pages) - 1)) // 2
         for i in range(len(pages)):
             frame.set(x + 2 * i, PANEL_H - 1, WHITE if i == page else GREY)
+
+
+# --- the round's written clues ------------------------------------------------------------------
+
+# A written clue fills the panel when it is given (the play screen's first seconds, before anyone
+# places a pawn) and again at the reveal: its words folded to the font's letters, a line each, in
+# white (the first clue) or gold (the second), under a bar in the giver's colour. A word wider
+# than the panel is broken at its spaces (a Vietnamese word is several syllables) or into even
+# pieces ending in "-"; a clue's lines make pages of two, and the pages follow one another,
+# CLUE_PAGE_S each, dots under them saying which (the screen lasts as many pages as it has:
+# `clue_seconds`). Nothing scrolls: a still screen changes once a page.
+CLUE_PAGE_S = 2.5
+CLUE_LINE_YS = {1: (6,), 2: (3, 9)}  # where a page of one or two lines puts them
+CLUE_COLORS = (WHITE, GOLD)  # the first clue's, the second's
+
+
+def clue_lines(words: tuple[str, ...]) -> list[str]:
+    """A written clue's words as lines of the panel: a word that fits on one line alone, a longer
+    one broken at its spaces, then into pieces that end in "-"."""
+    lines: list[str] = []
+    for word in words:
+        line = ""
+        for part in font.fold(word).split():
+            joined = f"{line} {part}" if line else part
+            if font.text_width(joined) <= PANEL_W:
+                line = joined
+                continue
+            if line:
+                lines.append(line)
+            pieces = _broken(part)
+            lines.extend(pieces[:-1])
+            line = pieces[-1]
+        if line:
+            lines.append(line)
+    return lines
+
+
+def _broken(part: str) -> list[str]:
+    """`part` in the fewest pieces the panel's width holds, as even as can be, each but the last
+    ending in "-" ("MELOC-", "OTON" rather than "MELOCOT-", "ON")."""
+    for count in range(1, len(part) + 1):
+        size = -(-len(part) // count)
+        pieces = [part[i:i + size] for i in range(0, len(part), size)]
+        pieces = [piece + "-" for piece in pieces[:-1]] + pieces[-1:]
+        if all(font.text_width(piece) <= PANEL_W for piece in pieces):
+            return pieces
+    return [part]  # not reached: a glyph and "-" always fit
+
+
+@lru_cache(maxsize=16)
+def _clue_pages(clues: tuple[tuple[int, Clue], ...]) -> tuple[tuple[tuple[str, RGB], ...], ...]:
+    """The pages of the written ones of (which clue, clue): each clue's lines two a page (worked
+    out once a clue: a blinking screen is drawn many times)."""
+    pages: list = []
+    for which, clue in clues:
+        lines = [(line, CLUE_COLORS[which]) for line in clue_lines(clue.words)]
+        pages += [tuple(lines[i:i + 2]) for i in range(0, len(lines), 2)]
+    return tuple(pages)
+
+
+def _numbered(clues: tuple[Clue, ...]) -> tuple[tuple[int, Clue], ...]:
+    return tuple((which, clue) for which, clue in enumerate(clues) if clue.written)
+
+
+def clue_seconds(clues: tuple[Clue, ...]) -> float:
+    """How long the panel shows these clues' words: a page of two lines CLUE_PAGE_S (0: none is
+    written)."""
+    return len(_clue_pages(_numbered(clues))) * CLUE_PAGE_S
+
+
+def clue(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
+    """The clue just given, written on the giver's phone: the play screen's first seconds."""
+    _show_clues(frame, state, _numbered(state.clues)[-1:], at, ui.since)
+
+
+def reveal_clues(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
+    """The round's written clues again, after the scoring frame."""
+    _show_clues(frame, state, _numbered(state.clues), at, ui.since + ui.reveal_at("clues"))
+
+
+def _show_clues(frame: Frame, state: GameState, clues: tuple[tuple[int, Clue], ...], at: Moment,
+                since: float) -> None:
+    pages = _clue_pages(clues)
+    if not pages:
+        return
+    swatch(frame, 0, 0, PANEL_W, 1, state.colors[state.giver])
+    page = min(len(pages) - 1, _page(at, pages, lambda t: (t - since) / CLUE_PAGE_S, CLUE_PAGE_S))
+    lines = pages[max(0, page)]
+    for (text, rgb), y in zip(lines, CLUE_LINE_YS[len(lines)]):
+        centred_text(frame, y, text, rgb)
+    _page_dots(frame, PANEL_H - 1, len(pages), page)
 
 
 # --- the end and the host's menu ----------------------------------------------------------------
@@ -332,9 +424,15 @@ _CONFIRM_WORDS = {"new_game": "NEW?", "power_off": "OFF?", "quit": "QUIT?"}
 
 
 def host(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
-    """The host menu, one item at a time like set-up: HOST, the item, its place among the four."""
+    """The host menu, one item at a time like set-up: HOST, the item, its place among the items.
+    The clue check shows CHECK over its state, ON (green) or OFF (gold): A switches it."""
     centred_text(frame, 0, "HOST", GREY)
-    centred_text(frame, 7, _HOST_WORDS[HOST_MENU[ui.menu_item]], WHITE)
+    item = HOST_MENU[ui.menu_item]
+    if item == "clue_check":
+        centred_text(frame, 5, "CHECK", WHITE)
+        centred_text(frame, 10, "ON" if ui.clue_check else "OFF", GREEN if ui.clue_check else GOLD)
+    else:
+        centred_text(frame, 7, _HOST_WORDS[item], WHITE)
     _arrows(frame, 8, GREY)
     _page_dots(frame, 15, len(HOST_MENU), ui.menu_item)
 

@@ -1,9 +1,10 @@
 """A game record played back as the panel shows it: the replay timeline.
 
 A record has no clock (it is the list of actions), so playback gives each moment of a round a
-fixed length: the hand-off to the giver, the first clue, every pawn placed (or taken back) with
-the cursor on its cell, the second clue or the pass, the whole reveal (frame,
-points, scoreboard), and the celebration at the end. The giver's secret choice is never shown:
+fixed length: the hand-off to the giver, the first clue (a written one's words as the panel
+showed them), every pawn placed (or taken back) with the cursor on its cell, the second clue or
+the pass, the whole reveal (frame, the written clues, points, scoreboard), and the celebration at
+the end. The giver's secret choice is never shown:
 the target appears at the reveal, as it did at the table.
 
 A `Timeline` is plain data, a tuple of `Scene`s, each a game state and the UI state the panel
@@ -21,10 +22,10 @@ from typing import Any, Iterable, Iterator
 
 from console.game import rules
 from console.game.record import action_from_json
-from console.game.rules import Action, GameState, Next, Place, Redeal, SkipClue, TakeBack
+from console.game.rules import Action, Clue, GameState, Next, Place, Redeal, SkipClue, TakeBack
 from console.view import screens
 from console.view.moment import first_change
-from console.view.hints import player_name, player_names
+from console.view.hints import clue_text, player_name, player_names
 from console.view.render import ROOM_CODE_Y, render, render_timed
 from console.view.ui import CENTRE, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, Ui
 from hal.frame import Frame
@@ -224,13 +225,19 @@ def _moment(before: GameState, after: GameState, action: Action, ui: Ui) -> Scen
         return _scene(after, ui, "handoff", HANDOFF_S, f"Round {before.round}: {giver}'s colour changed hands: a new card")
     if phase == "choose_target":
         return _scene(before, ui, "handoff", HANDOFF_S, f"Round {before.round}: {giver} gives the cue")
+    which = {"clue1": "first", "clue2": "second"}.get(phase)
+    if isinstance(action, Clue) and action.written:  # its words, as the panel showed them when given
+        shown = screens.clue_seconds((action,))
+        return _scene(after, ui, "play", shown, f'{giver} gives the {which} clue: "{clue_text(action.words)}"',
+                      clue_screen=shown)
     if phase == "clue1":
         return _scene(before, ui, "play", CLUE_S, f"{giver} gives the first clue")
     if phase == "clue2":
         passed = isinstance(action, SkipClue)
         return _scene(before, ui, "play", SECOND_CLUE_S,
                       f"{giver} passes" if passed else f"{giver} gives a second clue", choice=int(passed))
-    return _scene(before, ui, "reveal", REVEAL_S, _reveal_caption(before))  # round_over: next
+    clues = screens.clue_seconds(before.clues)  # round_over: next
+    return _scene(before, ui, "reveal", REVEAL_S + clues, _reveal_caption(before), reveal_clues=clues)
 
 
 def _last(state: GameState, ui: Ui) -> Scene:
@@ -246,10 +253,13 @@ def _last(state: GameState, ui: Ui) -> Scene:
 def _scene(state: GameState, ui: Ui, screen: str, duration: float, caption: str, **changes) -> Scene:
     shown = replace(ui, screen=screen, since=0.0, cursor=changes.pop("cursor", CENTRE),
                     pending=changes.pop("pending", None), choice=changes.pop("choice", 0),
-                    refused=None)
+                    refused=None, clue_screen=changes.pop("clue_screen", 0.0),
+                    reveal_clues=changes.pop("reveal_clues", 0.0))
     return Scene(state, shown, 0.0, duration, caption)
 
 
 def _reveal_caption(state: GameState) -> str:
     points = ", ".join(f"{player_name(state, p)} +{n}" for p, n in enumerate(state.last_round_points))
-    return f"Round {state.round}: the target was {state.target_revealed}; {points}"
+    said = [f'"{clue_text(clue.words)}"' for clue in state.clues if clue.written]
+    clues = f" ({'clues' if len(said) > 1 else 'clue'} {' then '.join(said)})" if said else ""
+    return f"Round {state.round}: the target was {state.target_revealed}{clues}; {points}"

@@ -12,12 +12,15 @@ from typing import Any, NamedTuple
 
 from console.game.board import Cell, RuleError, parse_cell
 from console.game.record import json_value
+from console.game.clue import LANGUAGES, MAX_TYPED_BYTES
 from console.game.rules import VARIANTS
 from console.play import intents
 from console.play.intents import Intent
 from console.web.server import MAX_MESSAGE_BYTES
 
-# verb -> {field: kind}; kinds: "text" (short string), "int", "int?" (or null), "cell", "delta"
+# verb -> {field: kind}; kinds: "text" (short string), "clue" (a clue as typed, or null), "lang" (a
+# language of the phones' pages, or null), "int", "int?" (or null), "cell", "delta", "bool"; a
+# kind ending in "?" and the nullable "clue" and "lang" may be left out
 FIELDS: dict[str, dict[str, str]] = {
     "join": {"code": "text"},
     "take": {"seat": "int"},
@@ -28,9 +31,11 @@ FIELDS: dict[str, dict[str, str]] = {
     "cursor": {"cell": "cell"},
     "place": {"cell": "cell"},
     "choose": {"cell": "cell"},
-    "take_back": {}, "confirm": {}, "clue": {}, "pass": {}, "next": {},
+    "take_back": {}, "confirm": {}, "pass": {}, "next": {},
+    "clue": {"text": "clue", "lang": "lang"},  # no text: said aloud
     "new_game": {"players": "int", "variant": "variant", "first_giver": "int?"},
     "brightness": {"delta": "delta"},
+    "clue_check": {"on": "bool"},
     "abandon": {},
 }
 CONNECTION_VERBS = ("join", "host", "resume")  # the connection's own: its room code, the host PIN, its seat's token
@@ -40,13 +45,16 @@ INTENTS = {
     "free_seat": lambda f: intents.HandOver(f["seat"]),
     "cursor": lambda f: intents.PointAt(f["cell"]), "place": lambda f: intents.Place(f["cell"]),
     "take_back": lambda f: intents.TakeBack(), "confirm": lambda f: intents.Confirm(),
-    "choose": lambda f: intents.ChooseTarget(f["cell"]), "clue": lambda f: intents.GiveClue(),
+    "choose": lambda f: intents.ChooseTarget(f["cell"]),
+    "clue": lambda f: intents.GiveClue(f.get("text"), f.get("lang") or "en"),
     "pass": lambda f: intents.Pass(), "next": lambda f: intents.Next(),
     "new_game": lambda f: intents.NewGame(f["players"], f["variant"], f["first_giver"]),
     "brightness": lambda f: intents.Brightness(f["delta"]), "abandon": lambda f: intents.Abandon(),
+    "clue_check": lambda f: intents.ClueCheck(f["on"]),
 }
 assert set(FIELDS) == set(INTENTS) | set(CONNECTION_VERBS), "every verb is the connection's or an intent"
 MAX_TEXT = 64
+MAX_CLUE = MAX_TYPED_BYTES  # a clue as typed, in characters: the check refuses more bytes as too long, by key
 MAX_NUMBER = 2**53  # what a page's JavaScript counts exactly: no message of ours needs more
 
 
@@ -131,7 +139,9 @@ def parse_message(text: Any, last_n: int) -> Message:
 
 
 _ALLOWED = {verb: frozenset(fields) | {"t", "n"} for verb, fields in FIELDS.items()}  # "t" and "n": every message's
-_REQUIRED = {verb: frozenset(name for name, kind in fields.items() if kind != "int?") for verb, fields in FIELDS.items()}
+_OPTIONAL = ("int?", "clue", "lang")
+_REQUIRED = {verb: frozenset(name for name, kind in fields.items() if kind not in _OPTIONAL)
+             for verb, fields in FIELDS.items()}
 
 
 def _text(verb: str, name: str, value: Any) -> str:
@@ -148,6 +158,33 @@ def _int(verb: str, name: str, value: Any) -> int:
 
 def _int_or_none(verb: str, name: str, value: Any) -> int | None:
     return None if value is None else _int(verb, name, value)  # missing: None
+
+
+def _clue(verb: str, name: str, value: Any) -> str | None:
+    """A clue as typed: any text up to MAX_CLUE characters (what it may say is the check's, in the
+    handler, which says why in the phone's language), None when left out (said aloud). A lone
+    surrogate is not text JSON can carry on: refused here."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_CLUE:
+        raise MessageError(f"{verb}: {name} must be text of at most {MAX_CLUE} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MessageError(f"{verb}: {name} is not text (a lone surrogate)") from None
+    return value
+
+
+def _lang(verb: str, name: str, value: Any) -> str | None:
+    if value is not None and value not in LANGUAGES:
+        raise MessageError(f"{verb}: {name} must be one of {', '.join(LANGUAGES)}")
+    return value
+
+
+def _bool(verb: str, name: str, value: Any) -> bool:
+    if type(value) is not bool:
+        raise MessageError(f"{verb}: {name} must be true or false")
+    return value
 
 
 def _delta(verb: str, name: str, value: Any) -> int:
@@ -172,5 +209,6 @@ def _cell(verb: str, name: str, value: Any) -> Cell:
 
 
 # each verb's fields and their checks, from FIELDS (a field missing is refused before them, but an "int?")
-_KINDS = {"text": _text, "int": _int, "int?": _int_or_none, "cell": _cell, "delta": _delta, "variant": _variant}
+_KINDS = {"text": _text, "int": _int, "int?": _int_or_none, "cell": _cell, "delta": _delta, "variant": _variant,
+          "clue": _clue, "lang": _lang, "bool": _bool}
 _CHECKS = {verb: tuple((name, _KINDS[kind]) for name, kind in fields.items()) for verb, fields in FIELDS.items()}

@@ -27,8 +27,10 @@ no code, so anyone who can reach the box could read it there and join) is left o
 pairs each frame with the state it was drawn from and its time, so nothing slips through at a
 change.
 
-Besides frames, a connection gets `{"t": "hint", "text": ...}`: the line the terminal simulator
-shows under the panel (what the panel asks for, never a secret the panel itself hides).
+Besides frames, a connection gets `{"t": "hint", "text": ..., "clues": [...]}`: the line the
+terminal simulator shows under the panel (what the panel asks for, never a secret the panel itself
+hides) and the round's clues as given (`record.clue_json`), which the page shows beside the board
+as text.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from console.game.record import clue_json
 from console.view import font, screens
 from console.view.hints import describe
 from console.view.render import ROOM_CODE_Y, render, shows_secret
@@ -197,7 +200,8 @@ class PanelStream:
 
     def hint_message(self) -> str:
         snapshot = self.hub.snapshot
-        return json.dumps({"t": "hint", "text": describe(snapshot.game, snapshot.ui)})
+        clues = [] if snapshot.game is None else [clue_json(clue) for clue in snapshot.game.clues]
+        return json.dumps({"t": "hint", "text": describe(snapshot.game, snapshot.ui), "clues": clues})
 
     async def spectator(self, websocket: WebSocket) -> None:
         await self._serve(websocket, self._spectate, self._spectators(client_address(websocket)), spectator=True)

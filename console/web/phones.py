@@ -28,10 +28,10 @@ from console.play import ports
 from console.web.hub import Hub
 from console.web.pacing import DevicePacers
 from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool
+from console.game.clue import LANGUAGES
 from console.web.phone_connection import POLICY_VIOLATION, PhoneConnection, client_address
 from console.web.server import origin_allowed
 from console.web.views import ViewTexts
-LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")  # English and the languages the rules reached us in
 _JS, _CSS, _JSON = "text/javascript; charset=utf-8", "text/css; charset=utf-8", "application/json; charset=utf-8"
 ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"), "/phone.js": ("phone.js", _JS), "/phone.css": ("phone.css", _CSS),
           "/i18n.js": ("i18n.js", _JS), "/board.js": ("board.js", _JS), "/rules": ("rules.html", "text/html; charset=utf-8"),

@@ -1,8 +1,8 @@
 """A stored game played back in the browser, step by step or in real time: /replay/<game id>
 (/replay/last: the last finished one).
 
-The page asks for the game's timeline (`view.timeline`: every scene with its start, length and
-caption) and then for the frame at the moments it shows, over a websocket: `{"t": 12.35}` gets
+The page asks for the game's timeline (`view.timeline`: every scene with its start, length,
+caption and the clues given by then) and then for the frame at the moments it shows, over a websocket: `{"t": 12.35}` gets
 the frame at 12.35 s as a live-view message (see `panel`), sent only when it differs from the
 last one, then `{"t": "shown", "at": 12.35}`. Real time is the page asking 20 times a second as
 its clock runs; a step is a jump to a scene's start. Frames are drawn in the colours the LEDs
@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from console.game.record import clue_json
 from console.game.rules import RuleError
 from console.store.format import StoreError
 from console.view.timeline import Timeline, stored_timeline
@@ -68,8 +69,11 @@ def _last_finished_id(store: Any) -> str:
 
 
 def timeline_json(timeline: Timeline) -> dict:
+    """Every scene's start, length and caption, and the round's clues as given by then (the page
+    shows their words beside the board, as text: never markup)."""
     return {"duration": round(timeline.duration, 3),
-            "scenes": [{"start": round(s.start, 3), "duration": s.duration, "caption": s.caption}
+            "scenes": [{"start": round(s.start, 3), "duration": s.duration, "caption": s.caption,
+                        "clues": [clue_json(clue) for clue in s.game.clues]}
                        for s in timeline.scenes]}
 
 

@@ -13,8 +13,9 @@ a phone's first view is built by the same function as every later one.
 
 A view: {"t": "view", "screen", "seat" (this phone's colour or null), "host", "host_pin", "host_seat",
 "colors", "taken" (colours phones hold), "open" (colours a phone may take now: mid-game the
-joystick's are not, until the host hands one over), "setup", "game" (the public game, null
-before one), "you" (null without a colour in the game, else {"card", "target", "free",
+joystick's are not, until the host hands one over), "setup", "clue_check" (written clues are held
+to the clue rules), "game" (the public game, null before one; its "clues" are the round's, as
+given, from the moment each is given until the next round: public, like a clue said aloud), "you" (null without a colour in the game, else {"card", "target", "free",
 "holder"}: "holder" is true for the phone the round was dealt to, the only one whose card,
 target and free are ever set; a phone that took the giver's colour later sees a guesser's)}.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import json
 
 from console.game.board import Cell
+from console.game.record import clue_json
 from console.game.rules import GameState, current_player, regular_rounds
 from console.view.palette import PAWN_COLORS, board_colors
 from console.view.ui import Ui
@@ -78,7 +80,7 @@ class ViewTexts:
             self._around_cursor, self._yours = before._around_cursor, before._yours
         else:
             self._around_cursor, self._yours = _game_around_cursor(game, ui), {}
-        same_rests = before is not None and before.ui.colors == ui.colors and (
+        same_rests = before is not None and before.ui.colors == ui.colors and before.ui.clue_check == ui.clue_check and (
             before.ui.setup is ui.setup or before.ui.setup == ui.setup)  # a step keeps the set-up object
         self._rests: dict[tuple, str] = before._rests if same_rests else {}
         # each phone's head ('{"t": "view", "screen": ..., "seat": ..., "host": ...'): the same while the screen is
@@ -145,6 +147,7 @@ def _head_rest(ui: Ui, taken: tuple[int, ...], open_seats: tuple[int, ...], host
         "taken": list(taken), "open": list(open_seats),
         "setup": {"players": ui.setup.players, "variant": ui.setup.variant,
                   "first_giver": ui.setup.first_giver},
+        "clue_check": ui.clue_check,
     }
 
 
@@ -188,6 +191,7 @@ def _public_game(game: GameState, ui: Ui) -> dict:
             s - p for s, p in zip(game.scores, game.last_round_points)],
         "last_round_points": list(game.last_round_points) if target is not None else [],
         "winners": list(game.winners),
+        "clues": [clue_json(clue) for clue in game.clues],
     }
 
 

@@ -8,17 +8,18 @@ its driver is built, so a laptop never loads the Pi-only pieces.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hal.drivers.base import Driver, DriverError
 from hal.drivers.leds_dev import KERNEL_GAMMA, is_pi5_family
+from hal.drivers.network import host_problem
 from hal.drivers.spec import DriverSpec, Setting, gpio_pin
 from hal.drivers.ws281x import DMA_CHANNELS, FREQUENCIES, STRIP_TYPES, pin_problems
 from hal.layout import Layout
 from hal.light import LightResponse
 
-__all__ = ["AUTO", "DRIVERS", "DRIVER_NAMES", "SIMULATORS", "Driver", "DriverError", "DriverSpec",
+__all__ = ["AUTO", "DRIVERS", "DRIVER_NAMES", "NETWORK", "SIMULATORS", "Driver", "DriverError", "DriverSpec",
            "auto_driver", "driver_spec", "light_response_of", "make_driver"]
 
 
@@ -53,6 +54,37 @@ def _sim_png(settings: dict, layout: Layout) -> Driver:
     return PngDriver(layout.width, layout.height, **settings)
 
 
+def _ddp(settings: dict, layout: Layout) -> Driver:
+    from hal.drivers.ddp import DdpDriver
+
+    return DdpDriver(layout.led_count, **settings)
+
+
+def _e131(settings: dict, layout: Layout) -> Driver:
+    from hal.drivers.e131 import E131Driver
+
+    return E131Driver(layout.led_count, **settings)
+
+
+def _receiver_problems(settings: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+    """A network driver needs its receiver's address or name."""
+    if "host" in settings:
+        problem = host_problem(settings["host"])
+        if problem is not None:
+            yield "host", problem
+
+
+def _receiver(port: int) -> tuple[Setting, ...]:
+    """The settings every network driver has: where the receiver is, how often a still frame
+    goes again, and the web port its answers are asked on (0: never asked)."""
+    return (
+        Setting("host", str, None),
+        Setting("port", int, port, low=1, high=65535),
+        Setting("keepalive_ms", int, 400, low=100, high=2000),
+        Setting("http_port", int, 80, low=0, high=65535),
+    )
+
+
 def _before_pi5(model: str) -> bool:
     return "Raspberry Pi" in model and not is_pi5_family(model)
 
@@ -75,6 +107,12 @@ DRIVERS: tuple[DriverSpec, ...] = (
         (Setting("device", str, "/dev/leds0", file=True), gpio_pin("pin", 18)),
         _leds_dev, light_response=KERNEL_GAMMA, auto_picks=is_pi5_family,
     ),
+    DriverSpec("ddp", _receiver(4048), _ddp, network=True, check=_receiver_problems),
+    DriverSpec(
+        "e131",
+        (*_receiver(5568)[:2], Setting("universe", int, 1, low=1, high=63999), *_receiver(5568)[2:]),
+        _e131, network=True, check=_receiver_problems,
+    ),
     DriverSpec("sim-terminal", (), _sim_terminal, simulator=True),
     DriverSpec("sim-headless", (Setting("history", int, 100, low=0, high=10000),), _sim_headless, simulator=True),
     DriverSpec(
@@ -89,6 +127,7 @@ DRIVERS: tuple[DriverSpec, ...] = (
 )
 DRIVER_NAMES = tuple(spec.name for spec in DRIVERS)
 SIMULATORS = tuple(spec.name for spec in DRIVERS if spec.simulator)
+NETWORK = tuple(spec.name for spec in DRIVERS if spec.network)  # LEDs on a receiver over the network
 AUTO = "auto"  # the configuration's name for "the LEDs of this Pi, else the terminal"
 OFF_A_PI = "sim-terminal"
 _BY_NAME = {spec.name: spec for spec in DRIVERS}

@@ -20,6 +20,10 @@ class DriverError(RuntimeError):
 class Driver(ABC):
     # What the bytes written become on the LEDs; the output stage writes for it (hal/light.py).
     light_response: LightResponse = LINEAR
+    # A driver whose LEDs are on a receiver of their own (the network drivers) is also the app's
+    # link to it: one of its sources (`poll`, `next_poll`, `close`: the keep-alive), `answering`
+    # and `watch(wake)` (hal/drivers/network.py). None for LEDs wired to this computer.
+    link = None
 
     @abstractmethod
     def show(self, leds: bytes, frame: Frame) -> None:

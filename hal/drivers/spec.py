@@ -58,7 +58,10 @@ class DriverSpec:
     """A driver: `build(settings, layout)` makes it from its settings (every one given, defaults
     filled in), importing its module only then. `simulator`: it shows the panel on this computer
     (a terminal, a file, nothing), so the console is played from the keyboard and never powers the
-    machine off. `light_response`: what its bytes become on the LEDs (hal/light.py). `auto_picks`:
+    machine off. `network`: its LEDs are on a receiver it sends the frames to over the network
+    (WLED, Falcon Player), `host` in its settings; the console is played from the keyboard in a
+    terminal, the GPIO buttons otherwise, and the service may send UDP to that host only.
+    `light_response`: what its bytes become on the LEDs (hal/light.py). `auto_picks`:
     whether `driver: auto` picks it on a board whose /proc/device-tree/model reads so. `check`: the
     rules across its settings when it is the driver (or `auto` may pick it)."""
 
@@ -66,6 +69,7 @@ class DriverSpec:
     settings: tuple[Setting, ...]
     build: Callable[[dict[str, Any], Layout], Driver]
     simulator: bool = False
+    network: bool = False
     light_response: LightResponse = LINEAR
     auto_picks: Callable[[str], bool] | None = None
     check: SettingsCheck | None = None

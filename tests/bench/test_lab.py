@@ -117,3 +117,16 @@ def test_the_lab_refuses_a_wrong_argument_in_one_line(argv, said):
     done = subprocess.run([sys.executable, "-m", "bench", *argv], capture_output=True, text=True, cwd=CHECKOUT)
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and said in done.stderr
+
+
+def test_the_bots_run_measures_each_kind_of_decision():
+    """bench.bots' child, without the quota and without its pauses: every kind of decision is
+    timed, and the report names each."""
+    from bench.bots import format_bots, measure
+
+    figures = measure(pause_s=0.0, sample=4)
+    assert figures["concepts"] >= 3000 and figures["first_seat_load_ms"] >= 0
+    assert set(figures["decisions_ms"]) == {"guess_one_word", "guess_two_words", "clue_from_vocabulary"}
+    assert all(d["n"] >= 3 and 0 <= d["p50"] <= d["max"] for d in figures["decisions_ms"].values())
+    text = format_bots({**figures, "quota": 0.11, "cgroup": "v2 cpu.max", "throttled": {"periods": 9, "held_back": 0}})
+    assert "11 % of a core" in text and "clue from vocabulary" in text

@@ -1,5 +1,5 @@
 """The installed package is the product: the wheel built from pyproject.toml, as the box's release
-is built (no build isolation), holds the console and hal, and no module of the lab (bench/: anchor
+is built (no build isolation), holds the console and hal with their data, and no module of the lab (bench/: anchor
 servers, attackers, opcode tracing, quota runs), which runs from a checkout only. Nor may the
 product import the lab: a box does not have it."""
 
@@ -35,7 +35,10 @@ def test_the_wheel_holds_the_product_and_no_lab_code(tmp_path):
     assert [name for name in names if lab_module(name)] == []
     assert not [name for name in names if name.startswith("tests/")]
     assert {"console/commands/main.py", "console/commands/measure.py", "console/commands/measure_phone.py",
-            "hal/layout.py"} <= set(names)
+            "hal/layout.py", "console/bots/data/knowledge.tsv", "console/bots/data/SOURCES.md"} <= set(names)
+    assert not [name for name in names if name.startswith("lexicon/")]  # the knowledge's sources stay in a checkout
+    words = ROOT / "console" / "game" / "clue_words"  # the clue check's words, their sources and licences
+    assert {f"console/game/clue_words/{path.name}" for path in words.iterdir()} <= set(names)
 
 
 def test_no_module_of_the_product_imports_the_lab():

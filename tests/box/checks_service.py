@@ -21,7 +21,7 @@ REDIS_CLI = ("redis-cli", "-s", "/run/redis/redis-server.sock", "--user", "hues"
 IMPORTS = "/usr/local/lib/hues-box/imports.py"
 IMPORTS_DROPIN = "/etc/systemd/system/hues-console.service.d/zz-box-imports.conf"
 # Exposure offline (tests/box/test_install.py, EXPOSURE: at most) for each variant with the phones on.
-PROMISED = {"leds-dev": 1.0, "ws281x-spi": 1.0, "ws281x": 1.5}
+PROMISED = {"leds-dev": 1.0, "ws281x-spi": 1.0, "ws281x": 1.5, "network": 1.2}
 
 
 def redis(stage, *command: str) -> str:

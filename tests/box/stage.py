@@ -225,10 +225,10 @@ def lanes() -> list[tuple[str, list[tuple[str, object]]]]:
     """The boxes and their checks, in order (each box's first installs it): the power checks,
     most of the stage's time spent waiting on boots and presses, on a box of their own beside
     the others."""
-    from tests.box import checks_install, checks_phones, checks_power, checks_service
+    from tests.box import checks_install, checks_network, checks_phones, checks_power, checks_service
 
     install = checks_service.CHECKS[0][1]
-    return [("table", [*checks_service.CHECKS, *checks_phones.CHECKS, *checks_install.CHECKS]),
+    return [("table", [*checks_service.CHECKS, *checks_phones.CHECKS, *checks_network.CHECKS, *checks_install.CHECKS]),
             ("power", [("install_the_power_box", install), *checks_power.CHECKS])]
 
 

@@ -126,7 +126,7 @@ def test_a_device_that_a_restart_picks_up_exits_75_so_systemd_restarts(tmp_path,
 
     config = load_config(None, environ={}, etc_path=str(tmp_path / "none.yaml"))
 
-    def build(name, sources, hint):
+    def build(name, sources, hint, box):
         raise DeviceNotReadyError("/dev/leds0 appeared after the service started")
 
     assert run_interactive(config, "leds-dev", build) == os.EX_TEMPFAIL == 75

@@ -170,7 +170,7 @@ def test_merge_keys_and_anchors_are_read(write, no_etc):
     ("display:\n  gamma: .nan\n", "2: display.gamma: nan is out of range, expected 1 to 3"),
     ("input:\n  shutdown:\n    hold_s: 0\n", "3: input.shutdown.hold_s: 0 is out of range, expected 1 to 30"),
     ("input:\n  pins:\n    a: 28\n", "3: input.pins.a: 28 is out of range, expected 0 to 27"),
-    ("driver:\n  name: neopixel\n", "2: driver.name: expected one of auto, ws281x, leds-dev, "
+    ("driver:\n  name: neopixel\n", "2: driver.name: expected one of auto, ws281x, leds-dev, ddp, e131, "
                                     "sim-terminal, sim-headless, sim-png, got 'neopixel'"),
     ("input:\n  shutdown: {button: select}\n", "2: input.shutdown.button: expected one of up, down, "
                                                 "left, right, a, b, start, got 'select'"),

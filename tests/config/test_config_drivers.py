@@ -12,7 +12,7 @@ import yaml
 
 from console.config.loader import ConfigError, load_config
 from console.config.schema import (
-    DriverConfig, FileName, Flag, Number, OneOf, Section, Text, driver_config,
+    DriverConfig, FileName, Flag, Number, OneOf, OrNothing, Section, Text, driver_config,
 )
 from hal.drivers import AUTO, DRIVER_NAMES, DRIVERS, DriverSpec
 from hal.drivers.spec import Setting
@@ -71,17 +71,20 @@ def test_the_makers_guide_lists_every_driver_with_its_settings_and_defaults():
 
 
 def test_a_new_driver_is_one_registry_entry_away_from_its_section_and_its_rules():
-    """What issue 46's network driver will be: a spec, and the schema made from the registry has it."""
-    ddp = DriverSpec("ddp", (
-        Setting("host", str, "wled.local"), Setting("port", int, 4048, low=1, high=65535),
+    """A driver the registry does not have yet (Art-Net, say): a spec, and the schema made from the
+    registry has its section, each setting's rule, and `null` for a setting without a default."""
+    artnet = DriverSpec("artnet", (
+        Setting("host", str, None), Setting("port", int, 6454, low=1, high=65535),
         Setting("gamma", bool, False), Setting("file", str, "x", file=True),
         Setting("mode", str, "a", choices=("a", "b")), Setting("gain", float, 1.0, low=0, high=2),
         Setting("secret", int, None, configured=False),
     ), build=lambda settings, layout: None)
-    rules = Section(driver_config(DRIVERS + (ddp,))).key_rules()
-    assert rules["name"] == OneOf((AUTO,) + DRIVER_NAMES + ("ddp",))
-    assert rules["ddp"].key_rules() == {"host": Text(), "port": Number(1, 65535, whole=True), "gamma": Flag(),
-                                        "file": FileName(), "mode": OneOf(("a", "b")), "gain": Number(0, 2)}
+    rules = Section(driver_config(DRIVERS + (artnet,))).key_rules()
+    assert rules["name"] == OneOf((AUTO,) + DRIVER_NAMES + ("artnet",))
+    assert rules["artnet"].key_rules() == {"host": OrNothing(Text()), "port": Number(1, 65535, whole=True),
+                                           "gamma": Flag(), "file": FileName(), "mode": OneOf(("a", "b")),
+                                           "gain": Number(0, 2)}
+    assert rules["artnet"].key_rules()["host"].convert(None) is None
 
 
 # Every rule of every driver's settings, with the line check-config gives (F: the file). The same
@@ -106,6 +109,16 @@ def test_a_new_driver_is_one_registry_entry_away_from_its_section_and_its_rules(
     ("driver:\n  sim_png: {path: [a]}\n", ["F:2: driver.sim_png.path: expected some text, got a list"]),
     ("driver:\n  sim_terminal: {}\n", ["F:2: driver.sim_terminal: unknown key"]),
     ("driver:\n  sim_png: 3\n", ["F:2: driver.sim_png: expected a mapping of settings, got 3"]),
+    ("driver:\n  ddp: {port: 0}\n", ["F:2: driver.ddp.port: 0 is out of range, expected 1 to 65535"]),
+    ("driver:\n  ddp: {host: ''}\n", ["F:2: driver.ddp.host: expected some text, got ''"]),
+    ("driver:\n  ddp: {keepalive_ms: 3000}\n",
+     ["F:2: driver.ddp.keepalive_ms: 3000 is out of range, expected 100 to 2000"]),
+    ("driver:\n  e131: {universe: 64000}\n", ["F:2: driver.e131.universe: 64000 is out of range, expected 1 to 63999"]),
+    ("driver:\n  e131: {http_port: -1}\n", ["F:2: driver.e131.http_port: -1 is out of range, expected 0 to 65535"]),
+    ("driver:\n  name: ddp\n  ddp: {host: 'wled local'}\n",
+     ["F:3: driver.ddp.host: 'wled local' is neither an IP address nor a host name"]),
+    ("driver:\n  name: e131\n  e131: {host: -wled.local}\n",
+     ["F:3: driver.e131.host: '-wled.local' is neither an IP address nor a host name"]),
     ("driver:\n  pin: 4\n", ["F:2: driver.pin: unknown key; did you mean driver.ws281x.pin?"]),
     ("driver:\n  sim_png: {history: 4}\n",
      ["F:2: driver.sim_png.history: unknown key; did you mean driver.sim_headless.history?"]),
@@ -134,3 +147,35 @@ def test_a_simulator_drives_no_pin_so_the_led_drivers_pins_are_not_checked(tmp_p
     path = tmp_path / "console.yaml"
     path.write_text("driver:\n  name: sim-png\n  ws281x: {pin: 4}\ninput:\n  pins: {a: 4}\n")
     assert load_config(str(path), {}, str(tmp_path / "etc.yaml")).driver.ws281x.pin == 4
+
+
+def test_a_network_driver_needs_its_receiver_only_when_it_is_the_driver(tmp_path):
+    """The receiver has no default: `driver.name: ddp` without `driver.ddp.host` is refused with
+    what to give, any other driver leaves the null alone, and an address or a name is taken."""
+    path = tmp_path / "console.yaml"
+    for name in ("ddp", "e131"):
+        path.write_text(f"driver:\n  name: {name}\n")
+        with pytest.raises(ConfigError) as caught:
+            load_config(str(path), {}, str(tmp_path / "etc.yaml"))
+        assert [line.split(": ", 1)[1] for line in caught.value.problems] == [
+            f"driver.{name.replace('-', '_')}.host: give the receiver's address or host name "
+            "(such as 192.168.1.50 or wled-1a2b3c.local)"]
+    for host in ("192.168.1.50", "fe80::1", "wled-1a2b3c.local", "fpp"):
+        path.write_text(f"driver:\n  name: ddp\n  ddp: {{host: '{host}'}}\n")
+        assert load_config(str(path), {}, str(tmp_path / "etc.yaml")).driver.ddp.host == host
+    path.write_text("driver:\n  name: auto\n")
+    assert load_config(str(path), {}, str(tmp_path / "etc.yaml")).driver.ddp.host is None
+
+
+def test_the_wled_preset_is_the_makers_guides_and_a_good_configuration(tmp_path):
+    """config/wled.yaml is the block the guide shows (less its header comment), check-config
+    takes it, and its limiter counts as WLED's does (an ESP32's 120 mA, 55 mA an LED)."""
+    preset = ROOT / "config" / "wled.yaml"
+    body = "".join(line + "\n" for line in preset.read_text().splitlines() if not line.startswith("#"))
+    guide = MAKERS.read_text()
+    block = guide[guide.index("   ```yaml\n", guide.index("config/wled.yaml")) + len("   ```yaml\n"):]
+    block = block[:block.index("   ```\n")]
+    assert "".join(line[3:] + "\n" for line in block.splitlines()) == body
+    config = load_config(str(preset), {}, str(tmp_path / "etc.yaml"))
+    assert (config.driver.name, config.driver.ddp.host, config.panel.serpentine) == ("ddp", "192.168.1.50", False)
+    assert (config.power.pi_ma, config.power.led_ma, config.power.idle_ma) == (120, 55, 1)

@@ -98,6 +98,7 @@ def test_replay_command_json(tmp_path, capsys):
         "phase": "round_over", "round": 1, "tiebreak": False, "giver": 0, "scores": [2, 2, 3, 0],
         "winners": [], "card": None, "target": "H15", "last_round_points": [2, 2, 3, 0],
         "pawns": [{"player": 1, "cell": "G14"}, {"player": 2, "cell": "H15"}, {"player": 3, "cell": "A1"}],
+        "clues": [{"words": []}],  # spoken: the console did not hear it
     }
 
 

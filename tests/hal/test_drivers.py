@@ -37,8 +37,8 @@ def leds_with(*changes: tuple[int, tuple[int, int, int]]) -> bytes:
 # --- make_driver -------------------------------------------------------------------------------
 
 
-def test_make_driver_knows_the_five_drivers():
-    assert set(DRIVER_NAMES) == {"ws281x", "leds-dev", "sim-terminal", "sim-headless", "sim-png"}
+def test_make_driver_knows_the_seven_drivers():
+    assert set(DRIVER_NAMES) == {"ws281x", "leds-dev", "ddp", "e131", "sim-terminal", "sim-headless", "sim-png"}
     with pytest.raises(DriverError, match="no LED driver called 'neopixel'.*sim-terminal"):
         make_driver("neopixel", {}, LAYOUT)
 
@@ -97,6 +97,10 @@ def test_every_registered_driver_builds_from_its_defaults_alone(tmp_path, monkey
     (tmp_path / "leds0").write_bytes(b"")
     for spec in DRIVERS:
         settings = {"device": str(tmp_path / "leds0")} if spec.name == "leds-dev" else None
+        if spec.network:  # its receiver has no default: the configuration must name one
+            with pytest.raises(DriverError, match=f"{spec.name} driver host: give the receiver's address"):
+                make_driver(spec.name, settings, LAYOUT)
+            settings = {"host": "127.0.0.1", "http_port": 0}
         driver = make_driver(spec.name, settings, LAYOUT)
         assert driver.light_response is spec.light_response
         driver.close()

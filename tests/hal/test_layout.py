@@ -1,4 +1,5 @@
 import itertools
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -175,3 +176,32 @@ def test_a_canvas_smaller_than_the_board_is_refused(options, words):
 def test_bad_option_values_name_the_option(options, name):
     with pytest.raises(LayoutError, match=name):
         LayoutOptions(**options)
+
+
+@pytest.mark.parametrize("scale", [2, 3, 4])
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+def test_a_scaled_layout_shows_each_pixel_as_a_block_of_its_own_colour(scale, rotation):
+    """At scale k every logical pixel is a k x k block of LEDs on the turned canvas, each LED of
+    the block with the pixel's bytes: the picture k times larger, nothing in between guessed."""
+    options = LayoutOptions(panel_width=16 * scale, panel_height=16 * scale, panels_across=2, rotation=rotation,
+                            scale=scale)
+    layout = Layout(options, minimum=(16, 16))
+    assert layout.led_count == layout.width * layout.height * scale * scale and layout.leds_per_pixel == scale ** 2
+    pixels = bytes(n % 256 for n in range(3 * layout.width * layout.height))
+    chain = layout.to_chain(pixels)
+    plain = Layout(replace(options, scale=1), minimum=(16, 16))  # the same LEDs, one a pixel
+    for n in range(layout.led_count):
+        canvas = plain.logical_index[n]
+        y, x = divmod(canvas, plain.width)
+        logical = (y // scale) * layout.width + x // scale
+        assert layout.logical_index[n] == logical
+        assert chain[3 * n:3 * n + 3] == pixels[3 * logical:3 * logical + 3]
+    for pixel, n in enumerate(layout.chain_index):
+        assert layout.logical_index[n] == pixel
+
+
+def test_a_scale_that_does_not_divide_the_panels_is_refused():
+    with pytest.raises(LayoutError, match="a 48x16 picture, which a scale of 3 does not divide"):
+        LayoutOptions(panel_width=24, panels_across=2, scale=3)
+    with pytest.raises(LayoutError, match=r"a 16x8 picture \(after rotation 0 at scale 2\)"):
+        Layout(LayoutOptions(scale=2))

@@ -262,3 +262,15 @@ def test_a_private_frames_level_never_carries_into_a_public_one():
                 carried_seen.add(stage.seen(stand_in))
                 carried.add(stage.process(after))
     assert len(carried) > 1 and len(carried_seen) > 1  # a public frame in its place does carry
+
+
+def test_the_limiter_counts_every_led_of_a_scaled_pixel():
+    """At scale 2 a pixel lights four LEDs: the current is four times the 32x16 panel's, so a
+    frame that fits the supply on the plain panel is dimmed on the 64x32 matrix."""
+    plain = OutputStage(Layout(LayoutOptions()), power=PowerBudget(supply_amps=10, pi_ma=120))
+    scaled = OutputStage(Layout(LayoutOptions(panel_width=32, panel_height=32, panels_across=2, scale=2)),
+                         power=PowerBudget(supply_amps=10, pi_ma=120))
+    grey = Frame(32, 16, bytearray(b"\x80" * 1536))  # 6.6 A on 512 LEDs, 26.5 A on 2048
+    plain_leds, scaled_leds = plain.process(grey), scaled.process(grey)
+    assert plain.last_brightness == 1.0 and scaled.last_brightness < 0.5
+    assert scaled.power.estimate_ma(scaled_leds) <= scaled.power.budget_ma < 4 * plain.power.estimate_ma(plain_leds)

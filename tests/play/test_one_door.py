@@ -24,7 +24,7 @@ from console.game.seating import PANEL, Seating, dealt
 from console.play import controller, intents
 from console.play.intents import Player
 from console.play.table import act, screen_for
-from console.view.ui import HOST_ITEMS, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui
+from console.view.ui import HOST_ITEMS, HOST_MENU, REVEAL_SCORES_S, SETUP_ITEMS, SetupChoices, Ui
 from console.web.messages import CONNECTION_VERBS, FIELDS, Message
 from tests.gameplay import c, play_round
 
@@ -81,6 +81,10 @@ def moves():
     yield "brightness", {"delta": 1}, *on(None, screen="brightness", brightness=0.5), "up"
     yield "brightness", {"delta": -1}, *on(None, screen="brightness", brightness=0.5), "down"
     under_way = guessing()
+    yield "clue_check", {"on": False}, *on(under_way, screen="host", menu_item=HOST_MENU.index("clue_check"),
+                                           menu_return=("play", T)), "a"
+    yield "clue_check", {"on": True}, *on(under_way, screen="host", menu_item=HOST_MENU.index("clue_check"),
+                                          menu_return=("play", T), clue_check=False), "a"
     yield "abandon", {}, *on(under_way, screen="confirm", choice=1, menu_item=HOST_ITEMS.index("new_game"),
                              menu_return=("play", T)), "a"
     yield "abandon", {}, *on(under_way, screen="resume", choice=1), "a"

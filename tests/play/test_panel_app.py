@@ -24,7 +24,7 @@ from console.view.palette import board_colors
 from console.view.hints import describe
 from console.view.render import render
 from console.view.screens import ink
-from console.view.ui import REVEAL_SCORES_S
+from console.view.ui import HOST_MENU, REVEAL_SCORES_S
 from hal.inputs.events import PRESS, QUIT, RELEASE, EventQueue, InputEvent
 from tests.gameplay import c, play_round
 
@@ -201,7 +201,7 @@ def test_power_off_from_the_host_menu_asks_first_then_powers_off():
     player.tap("a")  # resume
     app = player.app
     player.hold("start", HOST_MENU_HOLD_S + 0.1)
-    player.taps("down", "down", "down", "a")  # power off
+    player.taps(*["down"] * HOST_MENU.index("power_off"), "a")  # power off
     player.tap("b")  # B says no
     assert app.ui.screen == "host" and app.running
     player.taps("a", "left", "a")

@@ -303,6 +303,8 @@ class TwoConsoles(RuleBasedStateMachine):
             self.new_game(d, 3 + x % 2, rules.VARIANTS[x // 2 % 2], (None, 0, 1, 2)[x // 4 % 4])
         elif what in ("cursor", "place", "choose"):
             self.tap(d, what, cell)
+        elif what == "clue" and x % 2:  # typed: taken, or refused by the check
+            self._send(d, "clue", text=("sky", "red", "H15", "cielo sereno")[x // 2 % 4], lang=("en", "it")[x // 8 % 2])
         elif what in ("take_back", "confirm", "clue", "pass", "next", "abandon"):
             self.button(d, what)
         elif what == "brightness":
@@ -363,7 +365,11 @@ class TwoConsoles(RuleBasedStateMachine):
             if d is None:
                 return self._reconnect(seat)
             if game.phase in ("clue1", "clue2"):
-                return self._send(d, "pass" if game.phase == "clue2" and r % 3 == 0 else "clue")
+                if game.phase == "clue2" and r % 3 == 0:
+                    return self._send(d, "pass")
+                if r % 3 == 1:  # typed on the phone: every phone and /panel show its words
+                    return self._send(d, "clue", text="sunset" if game.phase == "clue1" else "ripe peach", lang="en")
+                return self._send(d, "clue")
             taken = {p.cell for p in game.pawns}
             return self._send(d, "place", cell=str(next(c for c in ALL_CELLS[37 * r:] + ALL_CELLS if c not in taken)))
         if game.phase in ("guess1", "guess2") and (ui.pending is not None or game.occupied(ui.cursor) or r % 4 == 0):

@@ -36,7 +36,7 @@ from console.view.moment import Moment, Reel, first_change
 from console.view.palette import board_colors
 from console.view.render import AMBER, PAWN_LIT, PAWN_S, next_change, render, render_timed
 from console.view.timeline import attract_frame, attract_timed, replay_timeline
-from console.view.screens import CHEER_S
+from console.view.screens import CHEER_S, clue_seconds
 from console.game.seating import PANEL, Seating
 from console.view.ui import REVEAL_POINTS_S, Cursor, SetupChoices, Ui
 from hal.drivers.sim_headless import HeadlessDriver
@@ -161,6 +161,22 @@ def ten_players_in_the_reveal():
     return game
 
 
+def written_clues_in_the_reveal():
+    game = rules.apply(None, NewGame(players=4, seed=3, first_giver=0, variant="free"))
+    game = rules.apply(rules.apply(game, ChooseTarget(c("H15"))), Clue(("supercalifragilistic",), "en", True))
+    for seat in (1, 2, 3):
+        game = rules.apply(game, Place(c(f"A{seat}"), seat))
+    game = rules.apply(game, Clue(("ripe", "peach"), "en", True))
+    for seat in (3, 2, 1):
+        game = rules.apply(game, Place(c(f"B{seat}"), seat))
+    return game
+
+
+def a_long_clue_given():
+    game = rules.apply(None, NewGame(players=4, seed=3, first_giver=0, variant="free"))
+    return rules.apply(rules.apply(game, ChooseTarget(c("H15"))), Clue(("supercalifragilistic", "expialidocious"), "en", True))
+
+
 SCREENS = {
     "guessing": lambda: (busy_game()[0], Ui(screen="play", cursor=c("D21"))),
     "idle board": lambda: (None, Ui(screen="idle", room_code="K7QX", last_winners=("red",))),
@@ -174,6 +190,11 @@ SCREENS = {
     "game over": lambda: (replace(four_players_in_the_reveal(), phase="game_over", winners=(1,)),
                           Ui(screen="game_over", since=1000.0)),
     "tie-break": lambda: (replace(four_players_in_the_reveal(), tied=(1, 2)), Ui(screen="tiebreak", since=1000.0)),
+    "a written clue's pages, then the board": lambda: (
+        a_long_clue_given(), Ui(screen="play", since=1000.0, clue_screen=clue_seconds(a_long_clue_given().clues))),
+    "reveal, written clues": lambda: (
+        written_clues_in_the_reveal(),
+        Ui(screen="reveal", since=1000.0, reveal_clues=clue_seconds(written_clues_in_the_reveal().clues))),
 }
 
 

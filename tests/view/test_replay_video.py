@@ -14,8 +14,10 @@ from console.commands import main as cli
 from console.game import rules
 from console.game.board import ALL_CELLS
 from console.game.record import dumps_record
+from console.game.rules import ChooseTarget, Clue, NewGame, Next, Place
 from console.view.palette import board_colors
 from console.view.render import CURSOR_LOOK, CURSOR_S, FLICKERS, render
+from console.view.screens import clue_seconds
 from console.view.timeline import ATTRACT_AFTER_S, GUESS_S, attract_scene, replay_timeline
 from console.view.ui import Ui
 from hal.picture import encode_animation
@@ -284,3 +286,27 @@ def test_the_video_holds_one_picture_at_a_time(timeline, format_name, monkeypatc
     frames = [(frame, length) for frame, _, length in timeline.frames(20)][:80]
     encode_animation(frames, format_name, scale=2)
     assert made[0] >= 80 and most[0] <= 6
+
+
+def test_the_video_shows_a_typed_clue_when_it_was_given_and_again_at_the_reveal(tmp_path, capsys):
+    """`replay --video` draws from the renderer: a record's typed clues are in the file, the
+    clue screen where each was given and the clues' stage of the reveal."""
+    cells = ALL_CELLS
+    actions = [NewGame(3, 5, 0, "free"), ChooseTarget(cells[100]), Clue(("tramonto",), "it", True),
+               Place(cells[0], 1), Place(cells[1], 2), Clue(("cielo", "sereno"), "it", True),
+               Place(cells[2], 2), Place(cells[3], 1), Next()]
+    timeline = replay_timeline(actions)
+    given = [scene for scene in timeline.scenes if scene.ui.clue_screen]
+    assert [scene.game.clues[-1].words for scene in given] == [("tramonto",), ("cielo", "sereno")]
+    reveal = next(scene for scene in timeline.scenes if scene.ui.screen == "reveal")
+    assert reveal.ui.reveal_clues == clue_seconds(reveal.game.clues)
+    path = tmp_path / "game.jsonl"
+    path.write_text(dumps_record(actions))
+    out = tmp_path / "game.png"
+    assert cli.main(["replay", str(path), "--video", str(out), "--scale", "1", "--fps", "10"]) == 0
+    capsys.readouterr()
+    decoded = {pixels for _, pixels in decoded_frames(out.read_bytes())}
+    for scene in given:
+        assert bytes(render(scene.game, scene.ui, scene.start + 0.05).pixels) in decoded
+    at = reveal.start + reveal.ui.reveal_at("clues") + 0.05
+    assert bytes(render(reveal.game, reveal.ui, at).pixels) in decoded

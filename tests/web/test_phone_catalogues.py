@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from console.game.clue import REFUSAL_KEYS
 from console.view.palette import PAWN_COLORS
 from console.web.phones import LANGUAGES, languages_json
 
@@ -25,9 +26,9 @@ def catalogue(code: str) -> dict[str, str]:
 
 def refusal_keys() -> set[str]:
     """Every key a refusal from the server can carry: `Refusal(key, ...)`, and `SeatError(text,
-    key, ...)` and the engine's `RuleError(text, key, ...)` anywhere in the console, and the two
-    the phones' room names itself."""
-    keys = {"slow_down", "bad_message"}
+    key, ...)` and the engine's `RuleError(text, key, ...)` anywhere in the console, the two
+    the phones' room names itself, and the clue check's (a verdict's key, one per rule)."""
+    keys = {"slow_down", "bad_message", *REFUSAL_KEYS}
     for path in (ROOT / "console").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

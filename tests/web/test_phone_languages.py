@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from console.game.clue import MAX_CLUE_CHARS
+from console.game.clue_text import SHOWN_CHARS
 from console.web.phones import LANGUAGES
 from tests import browser as browsers
 from tests.phone_pages import axe_problems, open_phone, wait_line
@@ -53,19 +55,20 @@ def box_of(key: str) -> str | None:
         return "seat"
     if key.startswith("me."):
         return "me"
-    if key.startswith(("host.", "menu.", "card.", "points.", "target.")) or key == "leave":
+    if key.startswith(("host.", "menu.", "card.", "points.", "target.", "clue.")) or key == "leave":
         return "sheet"
     return None  # the rules page, the language's name, the page's title: checked as pages
 
 
 def worst_case(messages: dict[str, str], key: str) -> str:
     """The string as long as a game makes it: the language's longest colour names, two-digit
-    numbers, the longest cell name."""
+    numbers, the longest cell name, a refused clue's word as long as it is shown back."""
     colours = sorted((v for k, v in messages.items() if k.startswith("color.")), key=len, reverse=True)
     names = messages["list.join"].format(first=", ".join(colours[:2]), last=colours[2])
     values = {"color": colours[0], "host": colours[0], "giver": colours[0], "player": colours[0], "names": names,
               "cell": "P30", "round": "10", "rounds": "10", "players": "10", "phones": "32", "points": "30", "total": "30",
-              "seconds": "60", "first": colours[0], "last": colours[1]}
+              "seconds": "60", "first": colours[0], "last": colours[1],
+              "word": "W" * SHOWN_CHARS + "…", "limit": str(MAX_CLUE_CHARS)}
     return messages[key].format(**values)
 
 

@@ -129,7 +129,7 @@ def test_each_phone_says_in_one_line_what_it_does_now_naming_colours(room):
     assert wait_line(red, "line.choose_card").startswith("Pick your target")
     assert wait_line(orange, "line.choosing") == "Red is choosing the target on their phone"
     command(table, "choose", 0, table.app.game.card_cells[2])
-    assert wait_line(red, "line.clue1_giver").startswith("Say your first clue")
+    assert wait_line(red, "line.clue1_giver_typed").startswith("Type your first clue")
     assert wait_line(yellow, "line.clue1") == "Listen: red gives the first clue"
     command(table, "clue", 0)
     assert wait_line(orange, "line.guess_me") == "Your turn: touch your guess, then Place"
@@ -316,7 +316,9 @@ def test_every_screen_of_a_round_for_each_role(room):
     phones[0].locator("#show-target").tap()
     wait_line(phones[1], "line.clue1")
     screens_seen("clue", phones)
-    command(table, "clue", 0)
+    phones[0].locator("#clue-text").fill("sunset")
+    phones[0].locator("#clue-send").tap()
+    phones[1].wait_for_selector("#clue-now:not([hidden])")
     phones[1].locator("#board [data-cell='H12']").tap()
     wait_line(phones[1], "line.guess_picked")
     screens_seen("guess", phones)
@@ -326,7 +328,7 @@ def test_every_screen_of_a_round_for_each_role(room):
     command(table, "confirm", 1)
     command(table, "place", 2, Cell(4, 20))
     command(table, "place", 3, Cell(12, 5))
-    wait_line(phones[0], "line.clue2_giver")
+    wait_line(phones[0], "line.clue2_giver_typed")
     screens_seen("second-clue", phones)
 
 

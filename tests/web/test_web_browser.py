@@ -75,6 +75,7 @@ def test_a_round_from_phones_is_private_shown_on_the_panel_and_recorded_as_on_th
             swatches.nth(1).click()
             giver.click("#show-target")
             giver.wait_for_selector(f"#target:has-text('{card[1]}')")
+            giver.click("#aloud")  # said aloud, as on the joystick: a tap
             giver.click("#clue")
             left.wait_for_selector("#line:has-text('Your turn')")
             right.locator("#board [data-cell='B2']").click()

@@ -22,6 +22,9 @@ MESSAGES = st.one_of(
                      ("leave", {}), ("brightness", {"delta": 1})]),
     st.builds(lambda p, v, f: ("new_game", {"players": p, "variant": v, "first_giver": f}),
               st.integers(2, 11), st.sampled_from(["cards", "free"]), st.none() | st.integers(0, 3)),
+    st.builds(lambda t, l: ("clue", {"text": t, "lang": l}), st.text(max_size=20) | st.sampled_from(["sky", "red", "a b"]),
+              st.sampled_from(["en", "it", "vi"])),
+    st.builds(lambda on: ("clue_check", {"on": on}), st.booleans()),
     st.builds(lambda s: ("take", {"seat": s}), st.integers(0, 12)),
     st.builds(lambda c: ("join", {"code": c}), st.text(max_size=8)),  # any text: non-ASCII too
     st.builds(lambda p: ("host", {"pin": p}), st.text(max_size=8)),

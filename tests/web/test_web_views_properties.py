@@ -112,10 +112,15 @@ def check_no_secret_leaks(game: GameState | None, ui: Ui, t: float) -> None:
         assert all(mine[who] == theirs[who] for who in mine if who != ui.seating.secret)
 
 
-def request(ui: Ui, seat: int, verb: str, cell: Cell | None = None, holder: str | None = None) -> tuple:
-    """A player's request: (the player of `seat`, by default whoever holds it, the intent)."""
+def request(ui: Ui, seat: int, verb: str, cell: Cell | None = None, holder: str | None = None,
+            text: str | None = None) -> tuple:
+    """A player's request: (the player of `seat`, by default whoever holds it, the intent); a
+    clue's `text` typed in Italian (none: said aloud)."""
     field = {"cursor": "cell", "place": "cell", "choose": "cell", "brightness": "delta"}.get(verb)
-    intent = Message(verb, 1, {} if field is None else {field: cell if field == "cell" else 1}).intent
+    fields = {} if field is None else {field: cell if field == "cell" else 1}
+    if text is not None:
+        fields = {"text": text, "lang": "it"}
+    intent = Message(verb, 1, fields).intent
     return Player(ui.seating.holder(seat) if holder is None else holder, seat, host=True), intent
 
 
@@ -135,8 +140,10 @@ def sensible(game: GameState, ui: Ui, draw) -> tuple | str:
         return "seats"
     if isinstance(action, rules.Place):
         return request(ui, action.player, draw(st.sampled_from(("cursor", "place"))), action.cell)
-    if isinstance(action, (rules.Clue, rules.SkipClue)):
-        return request(ui, game.giver, "clue" if isinstance(action, rules.Clue) else "pass")
+    if isinstance(action, rules.SkipClue):
+        return request(ui, game.giver, "pass")
+    if isinstance(action, rules.Clue):  # said aloud, or typed (every view shows its words)
+        return request(ui, game.giver, "clue", text=draw(st.sampled_from((None, "tramonto", "cielo sereno", "rosso"))))
     return request(ui, draw(st.sampled_from(SEATS)), "next")
 
 

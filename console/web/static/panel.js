@@ -79,6 +79,20 @@ function showFrame(buffer) {
   document.body.dataset.frames = frames;
 }
 
+// The round's clues beside the board, as given: a written one's words (a guest's text, so only
+// ever textContent), a spoken one as such.
+function showClues(clues) {
+  document.getElementById("clues").replaceChildren(...(clues || []).map((clue, i) => {
+    const item = Object.assign(document.createElement("span"), { className: "clue" });
+    const which = Object.assign(document.createElement("span"), { className: "which", textContent: i === 0 ? "First clue" : "Second clue" });
+    const written = clue.words.length > 0;
+    const words = Object.assign(document.createElement("span"), {
+      className: written ? "words" : "words aloud", textContent: written ? clue.words.join(" ") : "said aloud" });
+    item.append(which, " ", words);
+    return item;
+  }));
+}
+
 function connect(url, onText) {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${url}`);
   ws.binaryType = "arraybuffer";
@@ -90,7 +104,7 @@ function connect(url, onText) {
   ws.onmessage = (event) => {
     if (typeof event.data !== "string") { showFrame(event.data); return; }
     const message = JSON.parse(event.data);
-    if (message.t === "hint") document.getElementById("hint").textContent = message.text;
+    if (message.t === "hint") { document.getElementById("hint").textContent = message.text; showClues(message.clues); }
     else if (message.t === "refused") statusLine.textContent = message.why;
     else onText(message);
   };
@@ -151,6 +165,7 @@ async function replay(gameId) {
     document.getElementById("clock").textContent = `${t.toFixed(1)} s`;
     const index = sceneAt(t);
     document.getElementById("caption").textContent = scenes[index].caption;
+    showClues(scenes[index].clues);
     document.body.dataset.scene = index;
     const at = Math.round(t * REPLAY_FPS) / REPLAY_FPS;
     if (at !== asked && ws.readyState === WebSocket.OPEN) { asked = at; ws.send(JSON.stringify({ t: at })); }

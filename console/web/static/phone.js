@@ -16,6 +16,8 @@ let menuOpen = false, confirming = false, hostMenuOpened = false;
 let playersChosen = false;  // the host changed the player count: seats taken later leave it alone
 let cursorTimer = null, cursorDue = null, cursorSentAt = 0;
 let myMove = false, wakeLock = null;
+let clueAloud = false;     // this giver says clues aloud (a tap) instead of typing them, the default
+let clueFor = null;        // the round and phase the clue field was last shown for: a new one starts empty
 
 function send(t, fields = {}) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ t, n: ++n, ...fields }));
@@ -174,8 +176,8 @@ function lineKey() {
     case "choose_target":
       if (giving) return { key: you.free ? (selected ? "line.choose_free_picked" : "line.choose_free") : "line.choose_card", args: { cell: selected } };
       return { key: g.giver_on_phone ? "line.choosing" : "line.choosing_panel", args: { giver } };
-    case "clue1": return giving ? { key: "line.clue1_giver" } : { key: "line.clue1", args: { giver } };
-    case "clue2": return giving ? { key: "line.clue2_giver" } : { key: "line.clue2", args: { giver } };
+    case "clue1": return giving ? { key: clueAloud ? "line.clue1_giver" : "line.clue1_giver_typed" } : { key: "line.clue1", args: { giver } };
+    case "clue2": return giving ? { key: clueAloud ? "line.clue2_giver" : "line.clue2_giver_typed" } : { key: "line.clue2", args: { giver } };
     default: {
       if (g.pending && g.pending[0] === me) return { key: "line.pending", args: { cell: g.pending[1] } };
       if (g.turn === me) return selected ? { key: "line.guess_picked", args: { cell: selected } } : { key: "line.guess_me" };
@@ -250,7 +252,12 @@ function renderGame() {
   $("place").disabled = !selected;
   show("take-back", pendingMine);
   show("confirm", pendingMine);
-  show("clue", giving && (phase === "clue1" || phase === "clue2"));
+  renderClues(g);
+  const cluing = giving && (phase === "clue1" || phase === "clue2");
+  renderClueForm(g, cluing && !clueAloud);
+  show("clue", cluing && clueAloud);
+  show("typed", cluing && clueAloud);
+  show("aloud", cluing && !clueAloud);
   show("pass", giving && phase === "clue2");
   show("next", !!(g && you && ((phase === "round_over" && view.screen === "reveal") || view.screen === "tiebreak")));
   show("new-game", !!(view.host && (!g || phase === "game_over")));
@@ -277,11 +284,53 @@ function renderScores(g) {
   }));
 }
 
+// A clue's words as given: a guest's text, so only ever textContent; a spoken one says so.
+function clueWords(clue, which) {
+  const el = document.createElement("span");
+  const written = clue.words.length > 0;
+  el.className = "clue-words" + (which === 1 ? " second" : "") + (written ? "" : " aloud");
+  el.textContent = written ? clue.words.join(" ") : t("clues.aloud");
+  if (written) el.lang = clue.lang;
+  return el;
+}
+
+// The round's clues on every phone, from the moment each is given until the next round.
+function renderClues(g) {
+  const clues = g && g.phase !== "choose_target" ? g.clues : [];
+  show("clue-now", clues.length > 0);
+  $("clue-now").replaceChildren(...clues.map(clueWords));
+}
+
+// The giver's clue, typed: a field and a big Send (the default); "say it aloud" keeps the tap.
+function renderClueForm(g, typing) {
+  show("clue-sheet", typing);
+  const field = $("clue-text"), round = g ? `${g.round}:${g.phase}` : null;
+  if (clueFor !== round) { field.value = ""; clueFor = round; }
+  if (!typing) return;
+  $("clue-label").textContent = t(g.phase === "clue1" ? "clue.label1" : "clue.label2");
+  $("clue-send").disabled = field.value.trim() === "";
+}
+
+// At the reveal, the target beside both clues (the second may have been passed).
+function renderRevealClues(g, over) {
+  const box = $("reveal-clues"), on = !over && !!g.target;
+  show("reveal-clues", on);
+  if (!on) return;
+  const swatch = Object.assign(document.createElement("span"), { className: "reveal-target" });
+  swatch.style.background = cellColor(g.target);
+  const label = (key) => Object.assign(document.createElement("span"), { className: "which", textContent: t(key) });
+  const second = g.clues[1] ? clueWords(g.clues[1], 1)
+    : Object.assign(document.createElement("span"), { className: "clue-words aloud", textContent: t("clues.passed") });
+  box.replaceChildren(swatch, Object.assign(document.createElement("span"), { textContent: t("target.label", { cell: g.target }) }),
+    label("clues.first"), g.clues[0] ? clueWords(g.clues[0], 0) : label("clues.aloud"), label("clues.second"), second);
+}
+
 function renderPoints(g, revealed) {
   show("points-sheet", revealed);
   if (!revealed) return;
   const over = g.phase === "game_over";
   $("points-title").textContent = over ? t("points.final") : t("points.title", { round: g.round });
+  renderRevealClues(g, over);
   const rows = g.colors.map((color, p) => {
     const row = document.createElement("div");
     row.className = "points-row" + (over && g.winners.includes(p) ? " winner" : "");
@@ -310,6 +359,9 @@ function renderMenu(g) {
   show("host-setup", setupNow);
   show("host-game", view.host && under);
   show("host-bright", view.host);
+  show("h-check", view.host);
+  $("h-check").setAttribute("aria-pressed", String(view.clue_check));
+  $("h-check").textContent = t(view.clue_check ? "host.clue_check.on" : "host.clue_check.off");
   show("pin-form", view.host_pin && !view.host);
   if (setupNow && !playersChosen && $("h-players").value !== String(seatedPlayers())) fillSetup();  // a phone sat down
   if (setupNow) describePlayers();
@@ -380,6 +432,15 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("take-back").onclick = () => send("take_back");
   $("confirm").onclick = () => send("confirm");
   $("clue").onclick = () => send("clue");
+  $("clue-form").onsubmit = (e) => {
+    e.preventDefault();
+    const text = $("clue-text").value;
+    if (text.trim()) send("clue", { text, lang: I18n.lang });
+  };
+  $("clue-text").oninput = () => { $("clue-send").disabled = $("clue-text").value.trim() === ""; };
+  $("aloud").onclick = () => { clueAloud = true; render(); };
+  $("typed").onclick = () => { clueAloud = false; render(); $("clue-text").focus(); };
+  $("h-check").onclick = () => send("clue_check", { on: !view.clue_check });
   $("pass").onclick = () => send("pass");
   $("next").onclick = () => send("next");
   $("new-game").onclick = () => { menuOpen = true; fillSetup(); render(); };

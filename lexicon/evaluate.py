@@ -1,0 +1,149 @@
+"""How well the computer players play, by the developers' own method (docs/BOTS.md): no data set
+of people's guesses for Hues and Cues clues is used, not even to check.
+
+The crowd is an independent source's colour for the same word: color-name-list (an MIT list of
+colour names, `lexicon/sources/color-name-list.tsv`, which the knowledge does not use) for every
+concept whose English word it names. People's picks are modelled around that colour with the
+concept's own spread; the bot aims with its own knowledge. So a figure below 1 is what the bot
+loses when its colour for a word is not the crowd's.
+
+    .venv/bin/python lexicon/evaluate.py [--json]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from console.bots.aim import Aim, aim, expected_points, shortlist_vocabulary  # noqa: E402
+from console.bots.knowledge import LANGUAGES, Concept, Knowledge, knowledge  # noqa: E402
+from console.bots.words import bare_key, exact_key  # noqa: E402
+from console.game.board import ALL_CELLS  # noqa: E402
+from console.view.palette import srgb_to_oklab  # noqa: E402
+
+
+def rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def references() -> dict[str, tuple[int, int, int]]:
+    table = {}
+    for line in (ROOT / "lexicon" / "sources" / "color-name-list.tsv").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, hex_, good = line.split("\t")
+            if good == "x":
+                table[name] = (int(hex_[1:3], 16), int(hex_[3:5], 16), int(hex_[5:7], 16))
+    return table
+
+
+def crowd_concept(concept: Concept, rgb: tuple[int, int, int]) -> Concept:
+    return Concept(concept.id, concept.kind, concept.child, concept.spread, ((srgb_to_oklab(rgb), 1.0),), concept.words)
+
+
+def main(argv: list[str]) -> int:
+    figures: dict[str, object] = {}
+    before_rss = rss_kib()
+    start = time.perf_counter()
+    k = knowledge()
+    figures["load_s"] = round(time.perf_counter() - start, 3)
+    expert, child = aim("expert"), aim("child")  # with their shortlists
+    for concept in k.concepts:  # every concept as each level sees it, as a long game would
+        expert.sight(concept)
+        child.sight(concept)
+    figures["rss_added_mib"] = round((rss_kib() - before_rss) / 1024, 1)
+    figures["concepts"] = len(k.concepts)
+    figures["concepts_per_kind"] = {kind: sum(c.kind == kind for c in k.concepts)
+                                    for kind in sorted({c.kind for c in k.concepts})}
+    figures["child_concepts"] = sum(c.child for c in k.concepts)
+    figures["forms_per_language"] = {lang: sum(len(c.words[lang]) for c in k.concepts) for lang in LANGUAGES}
+
+    reference = references()
+    paired = [(c, reference[c.word("en").lower()]) for c in k.concepts if c.word("en").lower() in reference]
+    crowd_knowledge = Knowledge(tuple(crowd_concept(c, rgb) for c, rgb in paired))
+    crowd = Aim(crowd_knowledge, "expert")
+
+    # Guessing: the bot's first cell against the crowd, beside a typical member of the crowd.
+    ratios = {"expert": [], "child": []}
+    for (concept, _), seen in zip(paired, crowd_knowledge.concepts):
+        picks = crowd.picks([seen])
+        points = expected_points(picks)
+        person = sum(p * e for p, e in zip(picks, points))
+        for level, player in (("expert", expert), ("child", child)):
+            if level == "child" and not concept.child:
+                continue
+            ratios[level].append(points[player.guess([concept])[0].index] / person)
+    figures["guess_words"] = len(ratios["expert"])
+    for level, values in ratios.items():
+        figures[f"guess_{level}_vs_person"] = round(sum(values) / len(values), 3)
+        figures[f"guess_{level}_at_least_person"] = round(sum(v >= 1 for v in values) / len(values), 3)
+
+    # Giving: for every cell, the word the bot picks from the paired words, as the crowd reads it,
+    # against the best word of that list as the crowd reads it.
+    own = [c for c, _ in paired]
+    crowd_by_id = {c.id: c for c in crowd_knowledge.concepts}
+    shares = []
+    for target in ALL_CELLS:
+        chosen = expert.clue(own, target)
+        best = max(crowd.points_for(c, target) for c in crowd_knowledge.concepts)
+        if best > 0:
+            shares.append(crowd.points_for(crowd_by_id[chosen.id], target) / best)
+    figures["clue_share_of_best"] = round(sum(shares) / len(shares), 3)
+    figures["clue_at_least_three_quarters"] = round(sum(s >= 0.75 for s in shares) / len(shares), 3)
+
+    # Languages: every written form typed in capitals and without its diacritics finds its concept.
+    found = {}
+    for lang in LANGUAGES:
+        hits = total = 0
+        for concept in k.concepts:
+            for form in concept.words[lang]:
+                total += 1
+                upper = k.lookup(lang, form.upper())
+                bare = k.lookup(lang, bare_key(form))
+                same = {exact_key(w) for w in concept.words[lang]}
+                hits += all(c is not None and (c.id == concept.id or exact_key(form) in
+                                               {exact_key(w) for w in c.words[lang]} or
+                                               bool(same & {exact_key(w) for w in c.words[lang]}))
+                            for c in (upper, bare))
+        found[lang] = round(hits / total, 3)
+    figures["forms_found_in_capitals_and_without_diacritics"] = found
+
+    # CPU time per decision (the process's, which other work on the machine does not stretch).
+    start = time.process_time()
+    for concept in own:
+        expert.guess([concept])
+    figures["ms_per_guess"] = round((time.process_time() - start) / len(own) * 1000, 2)
+    start = time.process_time()
+    for concept, other in zip(own, own[1:]):
+        expert.guess([concept, other])
+    figures["ms_per_guess_of_two_words"] = round((time.process_time() - start) / (len(own) - 1) * 1000, 2)
+    vocabulary = shortlist_vocabulary(k, "expert")
+    start = time.process_time()
+    for target in ALL_CELLS:
+        expert.clue(vocabulary, target)
+    figures["ms_per_clue_from_vocabulary"] = round((time.process_time() - start) / len(ALL_CELLS) * 1000, 3)
+    cold = Aim(k, "expert")  # a list's words weighed one by one, none of them weighed before
+    start = time.process_time()
+    for target in ALL_CELLS[::48]:
+        cold.clue(own, target)
+    figures["ms_per_clue_from_list"] = round((time.process_time() - start) / len(ALL_CELLS[::48]) * 1000, 1)
+    figures["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    if "--json" in argv:
+        print(json.dumps(figures, ensure_ascii=False))
+    else:
+        for name, value in figures.items():
+            print(f"{name}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
