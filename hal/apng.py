@@ -53,7 +53,10 @@ def write(out: BinaryIO, pictures: Iterable[Image.Image], milliseconds: Sequence
             pending = Pending((0, 0, *picture.size), shown, _idat_payloads(picture))
             previous = picture
             continue
-        box = ImageChops.subtract_modulo(picture.convert("RGBA"), previous.convert("RGBA")).getbbox(alpha_only=False)
+        # Where the pictures differ: Pillow's writer compares RGB copies (9.x) or RGBA copies with
+        # getbbox(alpha_only=False) (10 and later, where alpha_only came); of RGB pictures both
+        # give this box, which Bookworm's Pillow 9.4 can compute too.
+        box = ImageChops.subtract_modulo(picture, previous).getbbox()
         if not box and _delay(pending.milliseconds + shown).numerator <= 65535:
             pending = pending._replace(milliseconds=pending.milliseconds + shown)  # the same picture
             continue

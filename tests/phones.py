@@ -8,9 +8,16 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
+import queue
 import random
+import re
+import signal
+import subprocess
+import sys
 import tempfile
 import threading
+from pathlib import Path
 from typing import Callable
 
 from websockets.sync.client import ClientConnection, connect
@@ -23,6 +30,7 @@ from console.play.ports import Chore
 from hal.inputs.events import PRESS, InputEvent
 
 WAIT_S = 5.0
+ROOT = Path(__file__).resolve().parents[1]
 
 
 _STATE_DIRS: dict[str, str] = {}
@@ -194,3 +202,50 @@ def in_own_loop(coroutine):
     thread.start()
     thread.join(10)
     return result[0]
+
+
+class SimWeb:
+    """`hues-console sim --web --port 0` in a process of its own, from this checkout, run by
+    `python` (another venv's in tests/test_floors.py) on the configuration file `config`: the
+    addresses and the room code it prints. `stop` sends SIGTERM and returns its exit status."""
+
+    def __init__(self, config: Path, python: str = sys.executable) -> None:
+        env = dict(os.environ, HUES_CONFIG=str(config))
+        env.pop("HUES_DEBUG", None)
+        self.process = subprocess.Popen([python, "-m", "console.commands.main", "sim", "--web", "--port", "0"],
+                                        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = self.process.stdout.readline()
+            assert line.startswith("the console is running in the browser: open http://127.0.0.1:"), line
+            self.url = line.split("open ", 1)[1].split()[0]  # the page with the keys: /sim
+            assert self.url.endswith("/sim")
+            self.base = self.url[: -len("/sim")]
+            lines: queue.Queue = queue.Queue()
+            threading.Thread(target=lambda: [lines.put(text) for text in self.process.stdout], daemon=True).start()
+            phones, panel = lines.get(timeout=WAIT_S), lines.get(timeout=WAIT_S)
+            self.code = re.fullmatch(f"phones: open {self.base}/ and type the room code ([A-Z]{{4}}) .*\n",
+                                     phones).group(1)
+            assert panel.startswith(f"the panel for a second screen: {self.base}/panel;"), panel
+        except BaseException:
+            self.close()
+            raise
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=10)
+
+    def close(self) -> None:
+        """Kill it if it still runs."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def errors(self) -> str:
+        """What it wrote to stderr (once it has stopped)."""
+        return self.process.stderr.read()
+
+    def __enter__(self) -> SimWeb:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -3,61 +3,32 @@ says in one line what is wrong with its arguments."""
 
 from __future__ import annotations
 
-import os
-import queue
-import threading
-import re
-import signal
 import socket
-import subprocess
-import sys
 import urllib.request
 
 import pytest
 
 from console.commands import main as cli
 from console.web.seats import CODE_LETTERS
-from tests.phones import Phone
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
+from tests.phones import Phone, SimWeb
 
 def test_sim_web_serves_the_page_and_stops_on_sigterm(tmp_path):
     config = tmp_path / "console.yaml"
     config.write_text("# the packaged defaults: nothing from this machine's /etc\n")
-    env = dict(os.environ, HUES_CONFIG=str(config))
-    env.pop("HUES_DEBUG", None)
-    process = subprocess.Popen([sys.executable, "-m", "console.commands.main", "sim", "--web", "--port", "0"],
-                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        line = process.stdout.readline()
-        assert line.startswith("the console is running in the browser: open http://127.0.0.1:")
-        url = line.split("open ", 1)[1].split()[0]
-        assert url.endswith("/sim")
-        base = url[: -len("/sim")]
-        lines: queue.Queue = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(text) for text in process.stdout], daemon=True).start()
-        phones, panel = lines.get(timeout=5), lines.get(timeout=5)
-        code = re.fullmatch(f"phones: open {base}/ and type the room code ([A-Z]{{4}}) .*\n", phones).group(1)
-        assert panel.startswith(f"the panel for a second screen: {base}/panel;")
-        with urllib.request.urlopen(base + "/panel", timeout=5) as answer:
+    with SimWeb(config) as sim:  # it printed its page's address, the phones' and the room code
+        with urllib.request.urlopen(sim.base + "/panel", timeout=5) as answer:
             assert answer.status == 200
-        assert set(code) <= set(CODE_LETTERS)
-        phone = Phone(base)
-        phone.send("join", code=code)
+        assert set(sim.code) <= set(CODE_LETTERS)
+        phone = Phone(sim.base)
+        phone.send("join", code=sim.code)
         assert phone.expect("admitted")  # the code printed is the one the panel shows
         phone.close()
-        with urllib.request.urlopen(url, timeout=5) as answer:
+        with urllib.request.urlopen(sim.url, timeout=5) as answer:
             assert b'<script src="/panel.js" defer></script>' in answer.read()
-        with urllib.request.urlopen(url.replace("/sim", "/panel.js"), timeout=5) as answer:
+        with urllib.request.urlopen(sim.url.replace("/sim", "/panel.js"), timeout=5) as answer:
             assert answer.headers["Content-Type"].startswith("text/javascript")
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.stderr.read() == ""
+        assert sim.stop() == 0
+    assert sim.errors() == ""
 
 
 @pytest.mark.parametrize("args, message", [
