@@ -60,6 +60,10 @@ class Seating:
         """The seat of the host's phone: the first taken that is still held."""
         return self.holders[0][0] if self.holders else None
 
+    def is_host(self, holder: str) -> bool:
+        """Whether `holder` is the host's phone: it holds the first seat taken that is still held."""
+        return bool(self.holders) and self.holders[0][1] == holder
+
     def open_seats(self, colors: int, playing: int | None) -> tuple[int, ...]:
         """The colours a phone may take now: every free one between games (`playing` None);
         during a game of `playing` players, the watchers' and those the host opened."""

@@ -18,7 +18,9 @@ from console.game.seating import PANEL
 @dataclass(frozen=True)
 class Player:
     """Who asks: `holder` (PANEL for the joystick, a phone's token digest, a computer player's
-    name), the seat it speaks for (None: a phone without a colour), and whether it is the host."""
+    name), the seat it speaks for (None: a phone without a colour), and whether it is the host by
+    proof (the joystick, a phone that gave the host PIN); the host's phone by seat is the seating's
+    to say (`Seating.is_host`), in the app's thread, where the seats are never out of date."""
 
     holder: str
     seat: int | None

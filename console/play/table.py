@@ -64,7 +64,7 @@ _HOST_ONLY = {intents.HandOver: "only the host can free another phone's seat"}
 
 def _act(game: GameState | None, ui: Ui, player: Player, intent: Intent, t: float, rng: random.Random) -> Step:
     kind = type(intent)
-    if kind in intents.HOST_INTENTS and not player.host:
+    if kind in intents.HOST_INTENTS and not (player.host or ui.seating.is_host(player.holder)):
         raise Refusal("host_only", _HOST_ONLY.get(kind, "only the host can do that (the first seat taken, or "
                                                         "whoever gave the host PIN)"))
     if kind in intents.SEAT_INTENTS:

@@ -222,7 +222,7 @@ class PhoneConnection:
             if self.seat is not None:
                 raise Refusal("has_seat", "this phone has a seat already (leave it first)")
             token = new_token()  # the seat's, once the app has seated this phone's player there
-        player = Player(token_digest(token) if token else self.digest, self.seat, self.host)
+        player = Player(token_digest(token) if token else self.digest, self.seat, self.pin_host)
         self.room.request(Request(player, intent, self._replier(message.n, intent, token)))
 
     def _check_secret(self, verb: str, fields: dict) -> None:

@@ -139,3 +139,18 @@ def test_no_phones_request_goes_through_the_joysticks_buttons():
     reach the rules through `table.act` alone."""
     for path in [ROOT / "console" / "play" / "table.py", *sorted((ROOT / "console" / "web").glob("*.py"))]:
         assert not any(name.startswith("console.play.controller") for name in imports(path)), path
+
+
+def test_the_host_by_seat_is_the_seatings_to_say_not_the_phones():
+    """A phone's connection knows its seats from the state last published, which may lag behind
+    the app's (its "seated" comes first): whether it is the host is decided where the seats are
+    never out of date, so the first phone seated starts a game the moment it is seated."""
+    first, second = PHONE, "e" * 64
+    ui = Ui(seating=Seating(holders=((2, first), (0, second))))
+    start = intents.NewGame(players=3, variant="free", first_giver=0)
+    step = act(None, ui, Player(first, 2), start, T, random.Random(3))
+    assert isinstance(step.actions[0], NewGame)
+    with pytest.raises(intents.Refusal) as refused:
+        act(None, ui, Player(second, 0), start, T, random.Random(3))
+    assert refused.value.key == "host_only"
+    assert act(None, ui, Player(second, 0, host=True), start, T, random.Random(3)).actions  # the host PIN
