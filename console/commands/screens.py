@@ -17,6 +17,7 @@ from console.game import rules
 from console.game.board import parse_cell
 from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
 from console.view.render import render
+from console.game.clue import check_clue
 from console.view.screens import CLUE_PAGE_S, clue_seconds
 from console.game.seating import PANEL, Seating
 from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SetupChoices, Ui
@@ -57,13 +58,13 @@ def _scored() -> GameState:
 
 # A clue in each language of the phones, as the giver's phone would write it: accents the font
 # folds, a word broken over two lines (Spanish), a word of two syllables (Vietnamese).
-CLUES = {"en": ("sunset",), "it": ("ciliegia",), "cs": ("třešeň",), "ro": ("cireașă",), "es": ("melocotón",),
-         "vi": ("hoa hồng",)}
+CLUES = {"en": "sunset", "it": "ciliegia", "cs": "třešeň", "ro": "cireașă", "es": "melocotón", "vi": "bầu trời"}
 
 
 def _clued(lang: str) -> GameState:
     state = _game()
-    return rules.apply(rules.apply(state, ChooseTarget(state.card_cells[1])), Clue(CLUES[lang], lang, True))
+    words = check_clue(CLUES[lang], lang, second=False).words  # a clue the check lets through, as in play
+    return rules.apply(rules.apply(state, ChooseTarget(state.card_cells[1])), Clue(words, lang, True))
 
 
 def _clue_screen(lang: str) -> Frame:
