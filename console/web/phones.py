@@ -28,7 +28,7 @@ from console.play import ports
 from console.web.hub import Hub
 from console.web.pacing import DevicePacers
 from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool
-from console.game.clue import LANGUAGES
+from console.game.clue import LANGUAGES, word_list
 from console.web.phone_connection import POLICY_VIOLATION, PhoneConnection, client_address
 from console.web.server import origin_allowed
 from console.web.views import ViewTexts
@@ -49,6 +49,16 @@ def languages_json() -> bytes:
     """The language switch's choices, each named in its own catalogue."""
     names = [{"code": code, "name": json.loads(asset(f"i18n/{code}.json"))["lang.name"]} for code in LANGUAGES]
     return json.dumps(names, ensure_ascii=False).encode()
+
+
+def clue_words_json() -> bytes:
+    """The words the clue check knows in each language, for the rules page (the README's table)."""
+    words = {}
+    for code in LANGUAGES:
+        known = word_list(code)
+        words[code] = {"colours": known.colours, "together": known.modifiers, "comparatives": known.comparatives,
+                       "endings": known.endings}
+    return json.dumps(words, ensure_ascii=False).encode()
 
 
 class PhoneRoom:
@@ -73,6 +83,7 @@ class PhoneRoom:
         self.pacers = DevicePacers(clock, local=limits.local)
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
         self._assets["/i18n/languages.json"] = (languages_json(), _JSON)
+        self._assets["/clue-words.json"] = (clue_words_json(), _JSON)
 
     def routes(self) -> list:
         return [Route(path, self.page) for path in self._assets] + [WebSocketRoute("/ws", self.websocket)]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from console.game.clue import MAX_CLUE_CHARS
+from console.game.clue import MAX_CLUE_CHARS, word_list
 from console.game.clue_text import SHOWN_CHARS
 from console.web.phones import LANGUAGES
 from tests import browser as browsers
@@ -137,6 +137,12 @@ def test_the_rules_page_in_each_language(browser, table, code):
         messages = catalogue(code)
         assert page.locator("h1").inner_text() == messages["rules.title"]
         assert page.locator("li").nth(0).inner_text() == messages["rules.board"]
+        page.wait_for_selector("#clue-words-lists p")  # the words the clue check knows: this language's and English
+        shown = page.locator("#clue-words-lists").inner_text()
+        for lang in {code, "en"}:
+            words = word_list(lang)
+            assert all(entries[0] in shown for _, entries in words.colours) and words.comparatives[0] in shown
+        assert messages["rules.words_comparatives"] in shown
         got = page.evaluate(OVERFLOW)
         assert got["scrollWidth"] <= 320 and got["wide"] == []
         assert axe_problems(page) == []
