@@ -209,7 +209,7 @@ class ConsoleApp:
             self.ui = replace(self.ui, store_online=self.store.online)
         if self.ui.disk_full == self.store.journal_ok:
             self.ui = replace(self.ui, disk_full=not self.store.journal_ok)
-        if link is not None and self.ui.receiver_answers != link.answering:  # the hint says so (the
+        if receiver_news:  # the hint says so (the
             self.ui = replace(self.ui, receiver_answers=link.answering)  # terminal, the log, /panel)
         until = self._push(now)
         if chores:

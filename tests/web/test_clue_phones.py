@@ -14,24 +14,15 @@ from console.game.board import Cell
 from console.game.rules import ChooseTarget, Clue, NewGame
 from console.view.screens import clue_seconds
 from console.view.ui import Ui
-from tests.phone_pages import AXE, AXE_HINT, axe_problems, command, new_round, open_phone, small_targets, wait_line
-from tests.phones import PhoneTable
+from tests.phone_pages import axe_problems, command, new_round, small_targets, wait_line
 from tests.web.test_phone_languages import catalogue
-from tests.web.test_phone_page import SHOTS, screens_seen
+from tests.web.test_phone_page import screens_seen, seated_room
 
 
 @pytest.fixture(scope="module")
 def room(browser, tmp_path_factory):
     """The console and three seated phones: red (the host, the first giver), orange, yellow."""
-    if not AXE.exists():
-        pytest.fail(AXE_HINT, pytrace=False)
-    SHOTS["dir"] = SHOTS["dir"] or str(tmp_path_factory.mktemp("phone-screens"))
-    table = PhoneTable(seed=4)
-    phones = [open_phone(browser, table, seat) for seat in range(3)]
-    yield table, phones
-    for page in phones:
-        page.context.close()
-    table.close()
+    yield from seated_room(browser, tmp_path_factory, seed=4, seats=3)
 
 
 def chosen(table, phones) -> str:

@@ -25,18 +25,24 @@ FINGER_SD_PX = 4.0
 AIMS = 1000
 
 
-@pytest.fixture(scope="module")
-def room(browser, tmp_path_factory):
-    """The console and four seated phones: red (the host, seated first), orange, yellow, green."""
+def seated_room(browser, tmp_path_factory, seed: int, seats: int):
+    """The console and `seats` phones seated in order (the first is the host), for a module's
+    fixture: yields (table, phones), then closes them."""
     if not AXE.exists():
         pytest.fail(AXE_HINT, pytrace=False)
     SHOTS["dir"] = SHOTS["dir"] or str(tmp_path_factory.mktemp("phone-screens"))
-    table = PhoneTable(seed=11)
-    phones = [open_phone(browser, table, seat) for seat in range(4)]
+    table = PhoneTable(seed=seed)
+    phones = [open_phone(browser, table, seat) for seat in range(seats)]
     yield table, phones
     for page in phones:
         page.context.close()
     table.close()
+
+
+@pytest.fixture(scope="module")
+def room(browser, tmp_path_factory):
+    """The console and four seated phones: red (the host, seated first), orange, yellow, green."""
+    yield from seated_room(browser, tmp_path_factory, seed=11, seats=4)
 
 
 def to_guessing(table, phones, variant: str = "cards") -> str:
