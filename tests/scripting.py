@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from console.game import rules
+from console.game.clue import LANGUAGES
 from console.game.board import Cell
 from console.play import intents
 from console.play.controller import MOVES, card_step
@@ -49,6 +50,14 @@ def setup_presses(script: Script, choices: SetupChoices) -> None:
     script.press("start")
     script.press("right" if choices.players > defaults.players else "left",
                  abs(choices.players - defaults.players))
+    script.press("down")
+    script.press("right", choices.computers)
+    if choices.computers:  # their level and language: only with computer players
+        script.press("down")
+        levels = rules.COMPUTER_LEVELS
+        script.press("right", (levels.index(choices.level) - levels.index(defaults.level)) % len(levels))
+        script.press("down")
+        script.press("right", (LANGUAGES.index(choices.lang) - LANGUAGES.index(defaults.lang)) % len(LANGUAGES))
     script.press("down")
     script.press("right", rules.VARIANTS.index(choices.variant))
     script.press("down")

@@ -184,7 +184,7 @@ class Aim:
             exp = math.exp
             total = self._totals[key] = math.fsum(exp(v) for v in self.log_weights(concept, doubt))
         return sum(points * math.exp(self.log_weight(concept, BOARD_LAB[cell.index], doubt))
-                   for cell, points in _window(target)) / total
+                   for cell, points in scoring_window(target)) / total
 
     def clue(self, candidates: Sequence[Concept], target: Cell) -> Concept | None:
         """The candidate whose people's picks score the most against `target` as the giver expects
@@ -278,7 +278,7 @@ def _shipped_shortlists() -> dict[str, dict[Cell, tuple[str, ...]]]:
 
 
 @functools.cache
-def _window(target: Cell) -> tuple[tuple[Cell, int], ...]:
+def scoring_window(target: Cell) -> tuple[tuple[Cell, int], ...]:
     """The cells a pawn scores on for `target`, each with its points (3, 2 or 1)."""
     return tuple((ALL_CELLS[r * COLS + c], 3 - max(abs(r - target.row), abs(c - target.col)))
                  for r in range(max(0, target.row - 2), min(ROWS, target.row + 3))

@@ -87,6 +87,8 @@ def action_to_json(action: Action) -> dict[str, Any]:
                    variant=action.variant)
         if action.colors is not None:
             out["colors"] = list(action.colors)
+        if any(action.computers):
+            out["computers"] = list(action.computers)
     elif isinstance(action, (ChooseTarget, Place)):
         out["cell"] = str(action.cell)
         if isinstance(action, Place) and action.player is not None:
@@ -200,6 +202,7 @@ def state_json(state: GameState) -> dict[str, Any]:
         "target": None if target is None else str(target),
         "last_round_points": list(state.last_round_points),
         "clues": [clue_json(clue) for clue in state.clues],
+        **({"computers": list(state.computers)} if state.computers else {}),
     }
 
 
@@ -211,8 +214,14 @@ def state_summary(state: GameState) -> str:
     for p, score in enumerate(state.scores):
         mark = "  <- winner" if p in state.winners else ""
         giver = " (cue giver)" if p == state.giver and state.phase != "game_over" else ""
-        lines.append(f"  player {p} ({state.colors[p]}): {score}{giver}{mark}")
+        lines.append(f"  player {p} ({player_name(state, p)}): {score}{giver}{mark}")
     if state.winners:
-        names = ", ".join(f"player {p} ({state.colors[p]})" for p in state.winners)
+        names = ", ".join(f"player {p} ({player_name(state, p)})" for p in state.winners)
         lines.append(("Joint winners: " if len(state.winners) > 1 else "Winner: ") + names)
     return "\n".join(lines)
+
+
+def player_name(state: GameState, seat: int) -> str:
+    """A seat as the record's readers name it: its colour, and a computer player's level."""
+    computer = state.computer(seat)
+    return state.colors[seat] if computer is None else f"{state.colors[seat]}, computer {computer[0]}"

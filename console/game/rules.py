@@ -19,6 +19,7 @@ from operator import attrgetter
 from typing import Callable, Iterable, Union
 
 from console.game.board import ALL_CELLS, Cell, RuleError, brief_repr, distance
+from console.game.clue import LANGUAGES
 from console.game.deck import CARD_COUNT, cards, shuffled
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
 PHASES = ("choose_target", "clue1", "guess1", "clue2", "guess2", "round_over", "game_over")
 VARIANTS = ("cards", "free")
 MIN_PLAYERS, MAX_PLAYERS = 3, 10
+# How well a computer player plays: the child aims less well and knows fewer words.
+COMPUTER_LEVELS = ("child", "expert")
 MAX_CLUE_TEXT = 64  # a written clue's words together, in characters: a record's bound (the check's is lower)
 DEFAULT_COLOR_NAMES = (
     "red", "orange", "yellow", "green", "cyan", "blue", "purple", "pink", "white", "black",
@@ -46,6 +49,9 @@ class NewGame:
     first_giver: int = 0
     variant: str = "cards"
     colors: tuple[str, ...] | None = None
+    # Who plays each seat: "" a person, "<level>:<lang>" a computer player of that level writing
+    # its clues in that language (`computer_name`); empty: people in every seat (older records).
+    computers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,7 @@ class GameState:
     winners: tuple[int, ...] = ()
     can_take_back: bool = False  # the last action was a place: take_back may undo it
     clues: tuple[Clue, ...] = ()  # this round's clues as given, kept until the next round starts
+    computers: tuple[str, ...] = ()  # per seat: "" a person, "<level>:<lang>" a computer player (NewGame's)
 
     @property
     def tiebreak(self) -> bool:
@@ -152,6 +159,19 @@ class GameState:
 
     def occupied(self, cell: Cell) -> bool:
         return cell in map(_PAWN_CELL, self.pawns)
+
+    def computer(self, seat: int) -> tuple[str, str] | None:
+        """(level, language) of the computer player in `seat`; None for a person."""
+        entry = self.computers[seat] if seat < len(self.computers) else ""
+        if not entry:
+            return None
+        level, _, lang = entry.partition(":")
+        return level, lang
+
+
+def computer_entry(level: str, lang: str) -> str:
+    """A computer player as NewGame's `computers` names it."""
+    return f"{level}:{lang}"
 
 
 def regular_rounds(players: int) -> int:
@@ -280,6 +300,13 @@ def _new_game(a: NewGame) -> GameState:
         raise RuleError(f"unknown pawn colour {brief_repr(unknown[0])} (choose from {', '.join(DEFAULT_COLOR_NAMES)})")
     if len(set(colors)) != len(colors):
         raise RuleError("two players have the same pawn colour")
+    if a.computers and len(a.computers) != a.players:
+        raise RuleError(f"computers names {len(a.computers)} seats for {a.players} players")
+    for entry in a.computers:
+        level, _, lang = entry.partition(":")
+        if entry and (level not in COMPUTER_LEVELS or lang not in LANGUAGES):
+            raise RuleError(f"computers: {brief_repr(entry)} is not \"\" (a person) or a computer player's "
+                            f"level:language ({'/'.join(COMPUTER_LEVELS)}:{'/'.join(LANGUAGES)})")
     state = GameState(
         players=a.players,
         seed=a.seed,
@@ -290,6 +317,7 @@ def _new_game(a: NewGame) -> GameState:
         giver=a.first_giver,
         scores=(0,) * a.players,
         deck=shuffled(tuple(range(CARD_COUNT)), a.seed, 0) if a.variant == "cards" else (),
+        computers=tuple(a.computers) if any(a.computers) else (),
     )
     return _draw_card(state)
 
@@ -473,13 +501,14 @@ _NONE = type(None)
 FIELD_TYPES: dict[type, dict[str, tuple[type, ...]]] = {
     # exact types: True is not a player, and a cell is a Cell (which is always on the board)
     NewGame: {"players": (int,), "seed": (int,), "first_giver": (int,), "variant": (str,),
-              "colors": (tuple, list, _NONE)},
+              "colors": (tuple, list, _NONE), "computers": (tuple, list)},
     ChooseTarget: {"cell": (Cell,)},
     Place: {"cell": (Cell,), "player": (int, _NONE)},
     Clue: {"words": (tuple,), "lang": (str, _NONE), "checked": (bool,)},
 }
 _KIND_NAMES = {int: "a whole number", str: "text", Cell: "a Cell", bool: "true or false", _NONE: "None"}
-LIST_NAMES = {"colors": "a list of colour names", "words": "a list of words"}
+LIST_NAMES = {"colors": "a list of colour names", "words": "a list of words",
+              "computers": "a list of \"\" (a person) or level:language for each seat"}
 
 
 def _check_action(action: object) -> None:

@@ -30,6 +30,15 @@ from console.game.board import RuleError
 from console.game.rules import GameState, Redeal
 
 PANEL = "panel"  # the joystick at the box: the holder of every seat nobody else holds
+COMPUTER = "computer:"  # a computer player's holder: this and its seat ("computer:2")
+
+
+def computer_holder(seat: int) -> str:
+    return f"{COMPUTER}{seat}"
+
+
+def is_computer(holder: str | None) -> bool:
+    return holder is not None and holder.startswith(COMPUTER)
 
 
 @dataclass(frozen=True)
@@ -57,12 +66,13 @@ class Seating:
 
     @property
     def host_seat(self) -> int | None:
-        """The seat of the host's phone: the first taken that is still held."""
-        return self.holders[0][0] if self.holders else None
+        """The seat of the host's phone: the first a phone took that it still holds."""
+        return next((seat for seat, holder in self.holders if not is_computer(holder)), None)
 
     def is_host(self, holder: str) -> bool:
-        """Whether `holder` is the host's phone: it holds the first seat taken that is still held."""
-        return bool(self.holders) and self.holders[0][1] == holder
+        """Whether `holder` is the host's phone: it holds the first seat a phone took and still holds."""
+        return not is_computer(holder) and next(
+            (held for _, held in self.holders if not is_computer(held)), None) == holder
 
     def open_seats(self, colors: int, playing: int | None) -> tuple[int, ...]:
         """The colours a phone may take now: every free one between games (`playing` None);
@@ -93,12 +103,19 @@ class Seating:
             return self.leave(seat)
         return replace(self, opened=self.opened | {seat}) if 0 <= seat < colors else self
 
+    def computer_seats(self, players: int, count: int) -> tuple[int, ...]:
+        """Where `count` computer players sit in a game of `players`: the last seats no phone
+        holds (fewer when phones hold too many)."""
+        free = [seat for seat in reversed(range(players)) if self.holder(seat) == PANEL or is_computer(self.holder(seat))]
+        return tuple(sorted(free[:count]))
+
     def holds_secret(self, holder: str | None) -> bool:
         return holder is not None and holder == self.secret
 
     def saved(self) -> list[list]:
-        """The seats as the store keeps them: [[seat, holder], ...], oldest first."""
-        return [[seat, holder] for seat, holder in self.holders]
+        """The phones' seats as the store keeps them: [[seat, holder], ...], oldest first (the
+        computer players' come from the game's record: `seat_computers`)."""
+        return [[seat, holder] for seat, holder in self.holders if not is_computer(holder)]
 
     @staticmethod
     def kept(saved: object, colors: int) -> Seating:
@@ -106,10 +123,23 @@ class Seating:
         holders: list[tuple[int, str]] = []
         for entry in saved if isinstance(saved, list) else ():
             if (isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int and 0 <= entry[0] < colors
-                    and isinstance(entry[1], str) and entry[1] != PANEL
+                    and isinstance(entry[1], str) and entry[1] != PANEL and not is_computer(entry[1])
                     and all(seat != entry[0] for seat, _ in holders)):
                 holders.append((entry[0], entry[1]))
         return Seating(holders=tuple(holders))
+
+
+def seat_computers(game: GameState | None, seating: Seating) -> Seating:
+    """`seating` with the computer players of the game under way in their seats, and no others:
+    they sit as the game starts (its record names them) and leave as it ends. A phone's hold on a
+    seat the record gives a computer (kept from before a restart) gives way."""
+    computers = () if game is None or rules.is_terminal(game) else tuple(
+        (seat, computer_holder(seat)) for seat in range(game.players) if game.computer(seat) is not None)
+    seats = {seat for seat, _ in computers}
+    holders = tuple(entry for entry in seating.holders if not is_computer(entry[1]) and entry[0] not in seats)
+    if holders + computers == seating.holders:
+        return seating
+    return replace(seating, holders=holders + computers)
 
 
 # --- the round's secret ---------------------------------------------------------------------
@@ -134,6 +164,13 @@ def redeal(game: GameState | None, seating: Seating) -> tuple[GameState, Seating
     for action in actions:
         game = rules.apply(game, action)
     return game, dealt(game, seating), actions
+
+
+def without_secret(game: GameState) -> GameState:
+    """`game` as a player who does not hold the round's secret may know it: the target only once
+    the round is scored, and neither the card nor the deck (the cards to come). What a computer
+    guesser is given to decide on."""
+    return replace(game, target=game.target_revealed, card=None, deck=(), discards=())
 
 
 def deal_key(game: GameState) -> list:

@@ -24,6 +24,7 @@ from console.game import rules
 from console.game.rules import GameState, RuleError
 from console.play import controller, table
 from console.play.answers import StoreAnswers
+from console.play.computers import Computers
 from console.play.hold import ConsoleHolds
 from console.play.intents import Refusal
 from console.play.pictures import Pictures
@@ -64,6 +65,7 @@ class ConsoleApp:
         idle_timeout_s: float = 0.0,
         notifier: SystemdNotifier | None = None,
         boot_clock: Callable[[], float] = lambda: time.clock_gettime(time.CLOCK_BOOTTIME),
+        computers: Computers | None = None,
     ):
         self.panel = Panel(stage, driver)
         self.events = events
@@ -89,6 +91,7 @@ class ConsoleApp:
         self.pictures = Pictures(self.panel.layout.width, self.panel.layout.height, self.answers)
         self.keeper.on_finished = self.pictures.game_ended
         self.publisher: Publisher | None = None  # who hears of each state and frame (the web companion's hub)
+        self.computers = computers or Computers(events)  # the computer players' moves, worked out off this thread
         self._published: tuple = (None, None)
         # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
         # box the first frame's time since boot is logged and kept for `diag`.
@@ -205,6 +208,9 @@ class ConsoleApp:
                 self._note_change_by_itself(now)
             self.store.tick(now)
             self.keeper.look_again(now)
+            for request in self.computers.take(self.ui, now):
+                self._on_request(request, now)
+            self.computers.consider(self.game, self.ui, now)
         if self.ui.store_online != self.store.online:
             self.ui = replace(self.ui, store_online=self.store.online)
         if self.ui.disk_full == self.store.journal_ok:
@@ -317,7 +323,7 @@ class ConsoleApp:
             due = min(due, max(self._last_input, self.ui.since) + self.idle_timeout_s)
         if self.notifier is not None:
             due = min(due, self.notifier.next_ping())
-        return due
+        return min(due, self.computers.due(self.ui))
 
     def _push(self, now: float) -> float:
         """Draw, show the frame if it changed, tell the web and systemd; returns when the frame
@@ -358,6 +364,7 @@ class ConsoleApp:
         Redis has not taken by then stays in the journal (the store logs it) for the next start."""
         with self._lock:
             self.running = False
+        self.computers.close()
         try:
             self.panel.close()
         finally:

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from console.game import rules
 from console.game.board import COLS, ROWS, Cell, RuleError
+from console.game.clue import LANGUAGES
 from console.game.rules import GameState
 from console.game.seating import PANEL
 from console.play import intents
@@ -148,6 +149,8 @@ def _host(game: GameState, ui: Ui, button: str, t: float):
         return _back_to_game(game, ui, t)
     if item == "clue_check":
         return None, intents.ClueCheck(not ui.clue_check)
+    if item == "pace":
+        return None, intents.ComputerPace(not ui.fast_computers)
     if item == "brightness":
         return Step(game, to(ui, "brightness", t, menu_return=ui.menu_return))
     return Step(game, to(ui, "confirm", t, menu_item=ui.menu_item, menu_return=ui.menu_return))
@@ -185,34 +188,56 @@ def _setup(game, ui: Ui, button: str, t: float):
     s = ui.setup
     item = SETUP_ITEMS[s.item]
     if button == "up":
-        return Step(game, replace(ui, setup=replace(s, item=max(0, s.item - 1))))
+        return Step(game, replace(ui, setup=replace(s, item=_setup_item(s, -1))))
     if button == "down":
-        return Step(game, replace(ui, setup=replace(s, item=min(len(SETUP_ITEMS) - 1, s.item + 1))))
+        return Step(game, replace(ui, setup=replace(s, item=_setup_item(s, +1))))
     if button in ("left", "right"):
         return Step(game, replace(ui, setup=_change_setting(s, item, 1 if button == "right" else -1)))
     if button == "b":
         if s.item == 0:
             return Step(game, to(ui, "idle", t))
-        return Step(game, replace(ui, setup=replace(s, item=s.item - 1)))
+        return Step(game, replace(ui, setup=replace(s, item=_setup_item(s, -1))))
     if button == "a" and item != "start":
-        return Step(game, replace(ui, setup=replace(s, item=s.item + 1)))
+        return Step(game, replace(ui, setup=replace(s, item=_setup_item(s, +1))))
     if button in ("a", "start"):
-        return None, intents.NewGame(players=s.players, variant=s.variant, first_giver=s.first_giver)
+        return None, intents.NewGame(players=s.players, variant=s.variant, first_giver=s.first_giver,
+                                     computers=s.computers, level=s.level, lang=s.lang)
     return Step(game, ui)
+
+
+COMPUTER_ITEMS = ("level", "lang")  # set-up's items for the computer players: only when there are some
+
+
+def _setup_item(s: SetupChoices, step: int) -> int:
+    """The set-up item one `step` on from the one shown (the computer players' own only when
+    there are some), at the ends the same."""
+    item = s.item + step
+    while 0 <= item < len(SETUP_ITEMS) and s.computers == 0 and SETUP_ITEMS[item] in COMPUTER_ITEMS:
+        item += step
+    return item if 0 <= item < len(SETUP_ITEMS) else s.item
 
 
 def _change_setting(s: SetupChoices, item: str, delta: int) -> SetupChoices:
     if item == "players":
         players = min(rules.MAX_PLAYERS, max(rules.MIN_PLAYERS, s.players + delta))
         giver = s.first_giver if s.first_giver is None or s.first_giver < players else players - 1
-        return replace(s, players=players, first_giver=giver)
+        return replace(s, players=players, first_giver=giver, computers=min(s.computers, players - 1))
+    if item == "computers":  # at least one seat stays a person's
+        return replace(s, computers=min(s.players - 1, max(0, s.computers + delta)))
+    if item == "level":
+        return replace(s, level=_cycled(rules.COMPUTER_LEVELS, s.level, delta))
+    if item == "lang":
+        return replace(s, lang=_cycled(LANGUAGES, s.lang, delta))
     if item == "variant":
-        variants = rules.VARIANTS
-        return replace(s, variant=variants[(variants.index(s.variant) + delta) % len(variants)])
+        return replace(s, variant=_cycled(rules.VARIANTS, s.variant, delta))
     if item == "first_giver":
         options = [None, *range(s.players)]
         return replace(s, first_giver=options[(options.index(s.first_giver) + delta) % len(options)])
     return s
+
+
+def _cycled(options: tuple[str, ...], value: str, delta: int) -> str:
+    return options[(options.index(value) + delta) % len(options)]
 
 
 def _handoff(game: GameState, ui: Ui, button: str, t: float) -> Step:

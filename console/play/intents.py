@@ -111,6 +111,11 @@ class NewGame:
     players: int
     variant: str = "cards"
     first_giver: int | None = None  # None: chosen at random
+    # Computer players in the game's last seats no phone holds (at least one seat stays a
+    # person's), of `level`, writing their clues in `lang`.
+    computers: int = 0
+    level: str = "expert"
+    lang: str = "en"
 
 
 @dataclass(frozen=True)
@@ -130,10 +135,17 @@ class ClueCheck:
     on: bool
 
 
+@dataclass(frozen=True)
+class ComputerPace:
+    """The host's pace for the computer players: a person's (`fast` False) or quicker."""
+
+    fast: bool
+
+
 Intent = Union[TakeSeat, LeaveSeat, HandOver, ChooseTarget, GiveClue, Pass, PointAt, Place, TakeBack, Confirm,
-               Next, NewGame, Abandon, Brightness, ClueCheck]
+               Next, NewGame, Abandon, Brightness, ClueCheck, ComputerPace]
 SEAT_INTENTS = (TakeSeat, LeaveSeat, HandOver)
-HOST_INTENTS = (HandOver, NewGame, Abandon, Brightness, ClueCheck)
+HOST_INTENTS = (HandOver, NewGame, Abandon, Brightness, ClueCheck, ComputerPace)
 
 
 class Refusal(RuleError):

@@ -113,7 +113,8 @@ class Keeper:
         self.journal("resumed", record)
         self._bindings, self._bound_for = bindings, (None, None)
         holder = seating.restored(self.game, bindings)  # else nobody's
-        self.ui = replace(self.ui, screen="resume", choice=0, seating=replace(self.ui.seating, secret=holder))
+        seated = seating.seat_computers(self.game, replace(self.ui.seating, secret=holder))
+        self.ui = replace(self.ui, screen="resume", choice=0, seating=seated)
         self.redeal_if_moved(self.ui.since)
 
     def put_on(self, game: GameState | None, ui: Ui) -> None:
@@ -136,6 +137,9 @@ class Keeper:
             self.ui = replace(self.ui, disk_full=True)
             return False
         self.game, self.ui = step.game, step.ui
+        seated = seating.seat_computers(self.game, self.ui.seating)  # they sit with a game, leave as it ends
+        if seated is not self.ui.seating:
+            self.ui = replace(self.ui, seating=seated)
         self.redeal_if_moved(now)
         if self.ui.seating.holders != before_ui.seating.holders and self._keep_seats is not None:
             self._keep_seats(self.ui.seating.saved())

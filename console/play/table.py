@@ -20,7 +20,7 @@ from typing import NamedTuple
 from console.game import clue as clue_rules, rules
 from console.game.clue_text import display_word, typed_words
 from console.game.rules import Action, GameState, Pawn
-from console.game.seating import PANEL, dealt, redeal
+from console.game.seating import PANEL, dealt, redeal, seat_computers
 from console.play import intents
 from console.play.intents import Intent, Player, Refusal
 from console.view import screens
@@ -78,6 +78,8 @@ def _act(game: GameState | None, ui: Ui, player: Player, intent: Intent, t: floa
         return Step(game, replace(ui, brightness=level))
     if kind is intents.ClueCheck:
         return Step(game, replace(ui, clue_check=intent.on))
+    if kind is intents.ComputerPace:
+        return Step(game, replace(ui, fast_computers=intent.fast))
     if ui.screen == "resume":
         raise Refusal("resume_on_panel", "the panel asks whether to carry on the stored game: answer there, "
                       "or the host starts a new one")
@@ -142,6 +144,9 @@ def _round(game: GameState, ui: Ui, player: Player, intent: Intent, t: float) ->
         if kind is intents.Pass:
             return apply_action(game, ui, t, rules.SkipClue())
         rules.check(game, rules.Clue())  # a clue at all now: the engine's refusal, before the words are read
+        if intent.text is None and player.holder != PANEL and any(
+                game.computer(seat) for seat in range(game.players) if seat != game.giver):
+            raise Refusal("clue_typed_for_computers", "computer players read the clue: type it")
         clue = rules.Clue() if intent.text is None else written_clue(game, ui, intent)
         step = apply_action(game, ui, t, clue)
         return step._replace(ui=replace(step.ui, clue_screen=screens.clue_seconds((clue,)))) if clue.written else step
@@ -210,21 +215,40 @@ def _new_game(game: GameState | None, ui: Ui, intent: intents.NewGame, t: float,
     under_way = game is not None and not rules.is_terminal(game)
     if under_way and ui.screen not in ("idle", "setup", "resume"):
         raise Refusal("game_under_way", "a game is under way: finish it first (or abandon it)")
-    action = new_game_action(intent, rng, ui.colors)
-    new = rules.apply(None, action)  # the engine checks players, variant and first giver
-    setup = replace(ui.setup, players=intent.players, variant=intent.variant, first_giver=intent.first_giver)
+    action = new_game_action(intent, rng, ui.colors, computer_seats(ui, intent))
+    new = rules.apply(None, action)  # the engine checks players, variant, first giver and computers
+    setup = replace(ui.setup, players=intent.players, variant=intent.variant, first_giver=intent.first_giver,
+                    computers=intent.computers, level=intent.level, lang=intent.lang)
     shown = to(ui, "handoff", t, cursor=CENTRE, pending=None, setup=setup)
-    return Step(new, replace(shown, seating=dealt(new, shown.seating)), (action,), abandon=under_way)
+    seating = seat_computers(new, shown.seating)
+    return Step(new, replace(shown, seating=dealt(new, seating)), (action,), abandon=under_way)
 
 
-def new_game_action(intent: intents.NewGame, rng: random.Random, colors: tuple[str, ...]) -> rules.NewGame:
+def computer_seats(ui: Ui, intent: intents.NewGame) -> tuple[str, ...]:
+    """NewGame's `computers` for `intent`: its computer players in the game's last seats that no
+    phone holds, so long as one seat stays a person's; () for none."""
+    if intent.computers == 0:
+        return ()
+    if not 0 < intent.computers < intent.players:
+        raise Refusal("one_person", "at least one person plays: choose fewer computer players")
+    if intent.level not in rules.COMPUTER_LEVELS or intent.lang not in clue_rules.LANGUAGES:
+        raise Refusal("bad_message", f"no computer player of level {intent.level[:20]!r} in {intent.lang[:20]!r}")
+    free = ui.seating.computer_seats(intent.players, intent.computers)
+    if len(free) < intent.computers:
+        raise Refusal("no_seat_for_computers", "phones hold those seats: choose fewer computer players")
+    entry = rules.computer_entry(intent.level, intent.lang)
+    return tuple(entry if seat in free else "" for seat in range(intent.players))
+
+
+def new_game_action(intent: intents.NewGame, rng: random.Random, colors: tuple[str, ...],
+                    computers: tuple[str, ...] = ()) -> rules.NewGame:
     """The new_game for `intent`: a random first giver when none was chosen, and a random seed for
     the deck (the only randomness, kept in the record from then on)."""
     giver = intent.first_giver
     if giver is None:  # the engine refuses a game of no players
         giver = rng.randrange(intent.players) if intent.players > 0 else 0
     return rules.NewGame(players=intent.players, seed=rng.randrange(2**31), first_giver=giver,
-                         variant=intent.variant, colors=tuple(colors[: intent.players]))
+                         variant=intent.variant, colors=tuple(colors[: intent.players]), computers=computers)
 
 
 def _abandon(game: GameState | None, ui: Ui, t: float) -> Step:

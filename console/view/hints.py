@@ -5,7 +5,8 @@ state, as the renderer is; the renderer draws, this names."""
 from __future__ import annotations
 
 from console.game.rules import GameState, current_player
-from console.view.ui import HOST_ITEMS, HOST_MENU, Ui
+from console.game.seating import is_computer
+from console.view.ui import HOST_ITEMS, HOST_MENU, SETUP_ITEMS, Ui
 
 
 def describe(state: GameState | None, ui: Ui) -> str:
@@ -21,8 +22,9 @@ def describe(state: GameState | None, ui: Ui) -> str:
 
 
 def player_name(state: GameState, player: int) -> str:
-    """A player as the hints and captions name them: their pawn colour, capitalised."""
-    return state.colors[player].capitalize()
+    """A player as the hints and captions name them: their pawn colour, capitalised, and
+    "(computer)" after a computer player's."""
+    return state.colors[player].capitalize() + (" (computer)" if state.computer(player) else "")
 
 
 def player_names(state: GameState, players: tuple[int, ...]) -> str:
@@ -45,12 +47,15 @@ def _hint(state: GameState | None, ui: Ui) -> str:
         return _setup_hint(ui)
     if screen == "host":
         item = HOST_MENU[ui.menu_item]
-        what = _CLUE_CHECK_HINTS[ui.clue_check] if item == "clue_check" else _HOST_HINTS[item]
+        what = {"clue_check": _CLUE_CHECK_HINTS[ui.clue_check], "pace": _PACE_HINTS[ui.fast_computers]}.get(
+            item, _HOST_HINTS.get(item))
         return f"Host menu: {what} (up/down picks, A chooses, B goes back to the game)"
     if screen == "confirm":
         return _confirm_hint(ui)
     giver = player_name(state, state.giver)
     if screen == "handoff":
+        if is_computer(ui.seating.secret):
+            return f"{giver} is choosing the target: nobody needs to turn away"
         if ui.giver_on_phone(state):
             return f"{giver} is choosing the target on their phone: nobody needs to turn away"
         if ui.armed_at >= 0:  # the first A came (the hint is not redrawn when the wait runs out)
@@ -74,6 +79,8 @@ def _hint(state: GameState | None, ui: Ui) -> str:
 
 _HOST_HINTS = {"continue": "continue the game", "new_game": "abandon this game and set up a new one",
                "brightness": "the panel's brightness", "power_off": "power the box off"}
+_PACE_HINTS = {False: "computer players take a person's time (A: quicker)",
+               True: "computer players play quickly (A: at a person's pace)"}
 _CLUE_CHECK_HINTS = {True: "written clues are checked against the clue rules (A: take them as written)",
                      False: "written clues are taken as written, a house rule (A: check them again)"}
 
@@ -106,15 +113,26 @@ def _confirm_hint(ui: Ui) -> str:
 def _setup_hint(ui: Ui) -> str:
     s = ui.setup
     keys = "(left/right changes, A next, B back)"
-    if s.item == 0:
+    item = SETUP_ITEMS[s.item]
+    if item == "players":
         return f"Set-up: {s.players} players {keys}"
-    if s.item == 1:
+    if item == "computers":
+        return f"Set-up: {s.computers} of them computer players {keys}"
+    if item == "level":
+        return f"Set-up: the computer players play as {'a child' if s.level == 'child' else 'an expert'} {keys}"
+    if item == "lang":
+        return f"Set-up: the computer players write their clues in {LANGUAGE_NAMES[s.lang]} {keys}"
+    if item == "variant":
         rule = "targets from a drawn card" if s.variant == "cards" else "any cell can be the target"
         return f"Set-up: {s.variant} variant, {rule} {keys}"
-    if s.item == 2:
+    if item == "first_giver":
         first = "a random player" if s.first_giver is None else ui.colors[s.first_giver].capitalize()
         return f"Set-up: {first} gives the first cue {keys}"
     return "Set-up: press A to start the game (B back)"
+
+
+LANGUAGE_NAMES = {"en": "English", "it": "Italian", "cs": "Czech", "ro": "Romanian", "es": "Spanish",
+                  "vi": "Vietnamese"}
 
 
 def _play_hint(state: GameState, ui: Ui, giver: str) -> str:

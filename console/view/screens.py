@@ -19,6 +19,7 @@ from console.view.moment import Moment
 from console.view.palette import PAWN_COLORS
 from console.game import rules
 from console.game.rules import Clue, GameState
+from console.game.seating import is_computer
 from console.view.ui import HANDOFF_ARM_S, HOST_ITEMS, HOST_MENU, SCOREBOARD_PAGE_S, SETUP_ITEMS, Ui
 from hal.frame import BLACK, RGB, Frame
 
@@ -105,7 +106,9 @@ def _question(frame: Frame, question: str, words: tuple[str, str], choice: int) 
             fill_rect(frame, x0 + (PANEL_W // 2 - width) // 2, 14, width, 1, GOLD)
 
 
-_SETUP_LABELS = {"players": "PLAYERS", "variant": "MODE", "first_giver": "FIRST", "start": "READY"}
+_SETUP_LABELS = {"players": "PLAYERS", "computers": "BOTS", "level": "LEVEL", "lang": "LANG", "variant": "MODE",
+                 "first_giver": "FIRST", "start": "READY"}
+_LEVEL_WORDS = {"child": "KID", "expert": "PRO"}
 
 
 def setup(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
@@ -119,11 +122,18 @@ def setup(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
         room_code(frame, 0, ui.room_code)
     else:
         centred_text(frame, 0, _SETUP_LABELS[item], GREY)
-    if item == "players":
-        centred_text(frame, 6, str(s.players), WHITE)
+    if item in ("players", "computers"):
+        centred_text(frame, 6, str(s.players if item == "players" else s.computers), WHITE)
         x = (PANEL_W - (3 * s.players - 1)) // 2
+        computers = ui.seating.computer_seats(s.players, s.computers)
         for i, color in enumerate(ui.colors[: s.players]):
             swatch(frame, x + 3 * i, 12, 2, 2, color)
+            if i in computers:  # a white dot over a computer player's seat
+                frame.set(x + 3 * i, 10, WHITE)
+    elif item == "level":
+        centred_text(frame, 7, _LEVEL_WORDS[s.level], WHITE)
+    elif item == "lang":
+        centred_text(frame, 7, s.lang.upper(), WHITE)
     elif item == "variant":
         centred_text(frame, 7, "CARDS" if s.variant == "cards" else "FREE", WHITE)
     elif item == "first_giver":
@@ -157,7 +167,10 @@ def hide_room_code(frame: Frame, y: int, code: str) -> None:
 def handoff(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
     """LOOK AWAY beside the giver's colour; after the first A, a blinking A in the colour asks
     for the second. A giver with a phone chooses there: a phone in their colour, its dots
-    running, and nobody needs to look away."""
+    running, and nobody needs to look away; so for a computer player (BOT)."""
+    if is_computer(ui.seating.secret):
+        _computer_choosing(frame, state, at)
+        return
     if ui.giver_on_phone(state):
         _phone_choosing(frame, state, at)
         return
@@ -171,15 +184,27 @@ def handoff(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
         font.draw_text(frame, 23, 6, "A", ink(color))
 
 
+def _computer_choosing(frame: Frame, state: GameState, at: Moment) -> None:
+    """BOT beside the giver's colour, three dots filling in turn under it: a computer player
+    chooses, and nobody needs to look away."""
+    centred_text(frame, 2, "BOT", WHITE, 0, 17)
+    swatch(frame, 19, 2, 11, 12, state.colors[state.giver])
+    _thinking_dots(frame, 2, 11, at)
+
+
+def _thinking_dots(frame: Frame, x: int, y: int, at: Moment) -> None:
+    lit = at.whole(lambda t: t * 2, 2.0) % 4  # 0..3 dots, two steps a second
+    for i in range(3):
+        fill_rect(frame, x + 5 * i, y, 3, 3, WHITE if i < lit else FAINT)
+
+
 def _phone_choosing(frame: Frame, state: GameState, at: Moment) -> None:
     """A phone (white outline, its screen in the giver's colour) and three dots filling in turn."""
     fill_rect(frame, 3, 1, 9, 14, WHITE)
     fill_rect(frame, 4, 2, 7, 10, BLACK)
     swatch(frame, 5, 3, 5, 8, state.colors[state.giver])
     fill_rect(frame, 6, 13, 3, 1, BLACK)  # the home button
-    lit = at.whole(lambda t: t * 2, 2.0) % 4  # 0..3 dots, two steps a second
-    for i in range(3):
-        fill_rect(frame, 15 + 5 * i, 7, 3, 3, WHITE if i < lit else FAINT)
+    _thinking_dots(frame, 15, 7, at)
 
 
 def tiebreak(frame: Frame, state: GameState, ui: Ui, at: Moment) -> None:
@@ -425,12 +450,16 @@ _CONFIRM_WORDS = {"new_game": "NEW?", "power_off": "OFF?", "quit": "QUIT?"}
 
 def host(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
     """The host menu, one item at a time like set-up: HOST, the item, its place among the items.
-    The clue check shows CHECK over its state, ON (green) or OFF (gold): A switches it."""
+    The clue check shows CHECK over its state, ON (green) or OFF (gold), the computer players'
+    pace BOTS over CALM or FAST: A switches them."""
     centred_text(frame, 0, "HOST", GREY)
     item = HOST_MENU[ui.menu_item]
     if item == "clue_check":
         centred_text(frame, 5, "CHECK", WHITE)
         centred_text(frame, 10, "ON" if ui.clue_check else "OFF", GREEN if ui.clue_check else GOLD)
+    elif item == "pace":  # the computer players': a person's, or fast
+        centred_text(frame, 5, "BOTS", WHITE)
+        centred_text(frame, 10, "FAST" if ui.fast_computers else "CALM", GOLD if ui.fast_computers else GREEN)
     else:
         centred_text(frame, 7, _HOST_WORDS[item], WHITE)
     _arrows(frame, 8, GREY)

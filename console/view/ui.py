@@ -7,7 +7,8 @@ as settings). The screens, in the order a party meets them:
 
 - `idle`: the board slowly animating (and the last winners); Start opens set-up, B brightness.
 - `resume`: an unfinished game was found at start: resume (default) or start a new one.
-- `setup`: number of players, variant, who gives the first cue, confirm.
+- `setup`: number of players, how many of them computer players (their level and the language
+  they write clues in), variant, who gives the first cue, confirm.
 - `handoff`: "pass to <giver>, others look away" before the secret target is chosen.
 - `secret`: the giver chooses the target (the card's cells blink, the rest dims); only while
   the round's secret is the panel's (`PANEL`): a giver on a phone chooses there.
@@ -20,7 +21,7 @@ as settings). The screens, in the order a party meets them:
 - `game_over`: the winner's colour in celebration.
 - `brightness`: a small menu to turn the panel up or down.
 - `host`: holding Start during a game: continue, new game, brightness, the clue check (the house
-  rule: written clues held to the clue rules or not), power off.
+  rule: written clues held to the clue rules or not), the computer players' pace, power off.
 - `confirm`: NO / YES before a new game or power off from the host menu, or before the
   simulator quits mid-game.
 """
@@ -39,9 +40,9 @@ SCREENS = (
     "brightness", "host", "confirm",
 )
 MENU_SCREENS = ("host", "confirm", "brightness")
-HOST_MENU = ("continue", "new_game", "brightness", "clue_check", "power_off")  # the host menu, in order
+HOST_MENU = ("continue", "new_game", "brightness", "clue_check", "pace", "power_off")  # the host menu, in order
 HOST_ITEMS = HOST_MENU + ("quit",)  # what a confirm screen may be asking about
-SETUP_ITEMS = ("players", "variant", "first_giver", "start")
+SETUP_ITEMS = ("players", "computers", "level", "lang", "variant", "first_giver", "start")
 CENTRE = Cell(7, 14)
 
 # Reveal timeline, in seconds after the round is scored (A skips to the next stage).
@@ -57,6 +58,9 @@ class SetupChoices:
     players: int = 4
     variant: str = "cards"
     first_giver: int | None = None  # None: chosen at random when the game starts
+    computers: int = 0  # computer players among them, in the last seats (at least one seat a person's)
+    level: str = "expert"  # the computer players' (rules.COMPUTER_LEVELS)
+    lang: str = "en"  # the language the computer players write their clues in
     item: int = 0  # index into SETUP_ITEMS
 
 
@@ -95,6 +99,7 @@ class Ui:
     room_code: str = ""  # the code phones type to join, shown on the idle board and set-up
     seating: Seating = Seating()  # who holds each seat and the round's secret (game/seating.py)
     clue_check: bool = True  # written clues are held to the clue rules (the host's house-rule switch)
+    fast_computers: bool = False  # the host asked the computer players to play quicker than a person
     clue_screen: float = 0.0  # seconds of pages the play screen shows the written clue's words in, from `since`
     reveal_clues: float = 0.0  # seconds the reveal shows the round's written clues, after the frame
 

@@ -160,8 +160,10 @@ class Lane:
         self.stage.figure(self.part, name, value)
 
     def run(self) -> None:
-        disk = Path(tempfile.mkdtemp(prefix=f"run-{self.name}-", dir=roots.CACHE))
-        try:
+        disk = None
+        try:  # the cache is made by the first root built: on a fresh machine it is not there yet
+            roots.CACHE.mkdir(parents=True, exist_ok=True)
+            disk = Path(tempfile.mkdtemp(prefix=f"run-{self.name}-", dir=roots.CACHE))
             self.start(self.stage.root(self), disk)
             for number, (name, function) in enumerate(self.checks):
                 if not self.stage.check(name, function, self) and number == 0:
@@ -170,7 +172,8 @@ class Lane:
             self.error = f"box {self.name}: {type(error).__name__}: {error}\n{traceback.format_exc()[-2500:]}"
         finally:
             self.close()
-            shutil.rmtree(disk, ignore_errors=True)
+            if disk is not None:
+                shutil.rmtree(disk, ignore_errors=True)
             self.stage.lane_over(self)
 
     def start(self, root: Path, disk: Path) -> None:

@@ -38,7 +38,7 @@ from console.view.render import AMBER, PAWN_LIT, PAWN_S, next_change, render, re
 from console.view.timeline import attract_frame, attract_timed, replay_timeline
 from console.view.screens import CHEER_S, clue_seconds
 from console.game.seating import PANEL, Seating
-from console.view.ui import REVEAL_POINTS_S, Cursor, SetupChoices, Ui
+from console.view.ui import REVEAL_POINTS_S, SETUP_ITEMS, Cursor, SetupChoices, Ui
 from hal.drivers.sim_headless import HeadlessDriver
 from hal.inputs.events import EventQueue
 from hal.layout import Layout, LayoutOptions
@@ -180,7 +180,7 @@ def a_long_clue_given():
 SCREENS = {
     "guessing": lambda: (busy_game()[0], Ui(screen="play", cursor=c("D21"))),
     "idle board": lambda: (None, Ui(screen="idle", room_code="K7QX", last_winners=("red",))),
-    "set-up, GO blinking": lambda: (None, Ui(screen="setup", room_code="K7QX", since=1000.3, setup=SetupChoices(item=3))),
+    "set-up, GO blinking": lambda: (None, Ui(screen="setup", room_code="K7QX", since=1000.3, setup=SetupChoices(item=SETUP_ITEMS.index("start")))),
     "reveal, scoreboard paged": lambda: (ten_players_in_the_reveal(), Ui(screen="reveal", since=1000.0)),
     "reveal, one page": lambda: (four_players_in_the_reveal(), Ui(screen="reveal", since=1000.0)),
     "store offline": lambda: (busy_game()[0], Ui(screen="play", store_online=False)),

@@ -15,7 +15,7 @@ from console.view.hints import describe
 from console.view.render import CanvasError, render
 from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place, SkipClue
 from console.game.seating import PANEL, Seating
-from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SCREENS, SetupChoices, Ui
+from console.view.ui import HOST_ITEMS, REVEAL_POINTS_S, REVEAL_SCORES_S, SCOREBOARD_PAGE_S, SCREENS, SETUP_ITEMS, SetupChoices, Ui
 from tests.gameplay import c, play_round
 
 BOARD = board_colors()
@@ -212,7 +212,7 @@ def _every_screen() -> list[tuple[GameState | None, Ui]]:
     return [
         (None, Ui(screen="idle", last_winners=("red", "blue"))),
         (new(), Ui(screen="resume", choice=1)),
-        (None, Ui(screen="setup", setup=SetupChoices(item=2, first_giver=3))),
+        (None, Ui(screen="setup", setup=SetupChoices(item=SETUP_ITEMS.index("first_giver"), first_giver=3))),
         (new(), Ui(screen="handoff")),
         (new(), Ui(screen="secret", seating=Seating(secret=PANEL))),
         (guessing({1: c("C3")}), Ui(screen="play")),
@@ -221,7 +221,7 @@ def _every_screen() -> list[tuple[GameState | None, Ui]]:
         (over, Ui(screen="game_over")),
         (None, Ui(screen="brightness", brightness=0.5)),
         (new(), Ui(screen="host", menu_item=1)),
-        (new(), Ui(screen="confirm", menu_item=4, store_keeps=False)),
+        (new(), Ui(screen="confirm", menu_item=HOST_ITEMS.index("power_off"), store_keeps=False)),
     ]
 
 

@@ -1,0 +1,120 @@
+"""The computer players at the table: each holds its seat (`seating.computer_holder`) and acts
+through the same intents and handler as a person, on the app's queue.
+
+After each change the loop tells `Computers` the state (`consider`). When a computer player is
+to act, its move (`bots.player.move`) is worked out on a thread of its own, never the loop's: the
+knowledge loads the first time (seconds on a Pi Zero), and a decision takes milliseconds more.
+The move is done as a `Request` once it is ready and a person could have followed: `PACE_S`
+after the turn began (`FAST_PACE_S` when the host asked for quicker computers), and never while a
+written clue's words still fill the panel. A guesser is given the state without the round's
+secret (`seating.without_secret`); only the round's holder sees the target. A move worked out for
+a state that has since changed is dropped, and the new state considered.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from typing import Any, Callable
+
+from console.bots.player import move
+from console.game import rules
+from console.game.rules import GameState
+from console.game.seating import computer_holder, is_computer, without_secret
+from console.play import intents
+from console.play.intents import Intent, Player
+from console.play.ports import Chore, Request
+from console.view.ui import Ui
+
+log = logging.getLogger("hues-console")
+PACE_S = 2.0  # after its turn began, a computer player acts: time to see whose turn it is
+FAST_PACE_S = 0.6
+ACTING_SCREENS = ("handoff", "play")  # a menu, the resume question or set-up: the computers wait
+
+
+class Computers:
+    """The move being worked out or waiting for its time, for one state of the game."""
+
+    def __init__(self, events: Any, thinker: Executor | None = None) -> None:
+        self.events = events
+        self.thinker = thinker or ThreadPoolExecutor(1, thread_name_prefix="computer-player")
+        self._for: tuple = ()  # (game, secret holder, seat) the move is for; () for none
+        self._turn_began = 0.0
+        self._ready: tuple[Player, tuple[Intent, ...]] | None = None
+        self._not_before = 0.0  # a written clue's words on the panel hold a guesser back until then
+
+    def consider(self, game: GameState | None, ui: Ui, now: float) -> None:
+        """Start working out the move of the computer player whose turn it is in `game`, if one's
+        is and it is not under way already."""
+        seat = _computer_to_act(game, ui)
+        key = () if seat is None else (game, ui.seating.secret, seat)
+        if key == self._for:
+            return
+        self._for, self._ready, self._turn_began = key, None, now
+        if seat is None:
+            return
+        self._not_before = ui.clue_ends() if ui.clue_screen else 0.0
+        level, lang = game.computer(seat)
+        seen = game if ui.seating.holds_secret(computer_holder(seat)) else without_secret(game)
+        future = self.thinker.submit(move, seen, seat, level, lang)
+        future.add_done_callback(lambda done: self.events.put(Chore(lambda store: self._arrived(key, done))))
+
+    def _arrived(self, key: tuple, done: Future) -> None:
+        if key != self._for or done.cancelled():
+            return
+        error = done.exception()
+        if error is not None:
+            log.error("a computer player could not work out its move: %s: %s", type(error).__name__, error)
+            return
+        action = done.result()
+        if action is not None:
+            seat = key[2]
+            self._ready = (Player(computer_holder(seat), seat), intents_of(action))
+
+    def due(self, ui: Ui) -> float:
+        """When the move worked out is to be done; inf when none is ready."""
+        if self._ready is None:
+            return math.inf
+        return max(self._turn_began + (FAST_PACE_S if ui.fast_computers else PACE_S), self._not_before)
+
+    def take(self, ui: Ui, now: float) -> list[Request]:
+        """The requests of the move due by `now` (once: then none until the next turn)."""
+        if now < self.due(ui):
+            return []
+        player, wanted = self._ready
+        self._ready = None
+        return [Request(player, intent, _refused(intent)) for intent in wanted]
+
+    def close(self) -> None:
+        self.thinker.shutdown(wait=False, cancel_futures=True)
+
+
+def _computer_to_act(game: GameState | None, ui: Ui) -> int | None:
+    """The seat of the computer player whose turn it is, when the table is at a turn."""
+    if game is None or rules.is_terminal(game) or ui.screen not in ACTING_SCREENS or ui.menu_return is not None:
+        return None
+    seat = rules.current_player(game)
+    if seat is None or not is_computer(ui.seating.holder(seat)):
+        return None
+    if game.phase == "choose_target" and not ui.seating.holds_secret(computer_holder(seat)):
+        return None  # a round dealt to someone else: redealt as the seat changed hands
+    return seat
+
+
+def intents_of(action: rules.Action) -> tuple[Intent, ...]:
+    """The intents a computer player makes for a move: a placed pawn also stands at once."""
+    if isinstance(action, rules.ChooseTarget):
+        return (intents.ChooseTarget(action.cell),)
+    if isinstance(action, rules.Clue):
+        return (intents.GiveClue(" ".join(action.words), action.lang),)
+    if isinstance(action, rules.SkipClue):
+        return (intents.Pass(),)
+    return (intents.Place(action.cell), intents.Confirm())
+
+
+def _refused(intent: Intent) -> Callable[[rules.RuleError | None], None]:
+    def reply(why: rules.RuleError | None) -> None:
+        if why is not None:
+            log.warning("a computer player's %s was refused: %s", type(intent).__name__, why)
+    return reply

@@ -1,0 +1,129 @@
+"""Computer players at the table: whole games of one scripted person and two computer players, at
+each level and in each language, through the real app loop on a virtual clock, with typed clues.
+
+The person acts through the same door as everyone (intents on the app's queue); the computer
+players' moves are worked out by `bots.player` and done by the app as requests at a person's pace.
+The record the store keeps replays to the game the console reached.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from console.bots.knowledge import knowledge
+from console.commands.wiring import build_output
+from console.config.loader import load_config
+from console.game import rules
+from console.game.clue import LANGUAGES, check_clue
+from console.game.record import action_from_json
+from console.game.seating import PANEL, computer_holder, is_computer
+from console.play import intents
+from console.play.app import ConsoleApp
+from console.play.computers import FAST_PACE_S, PACE_S, Computers
+from console.play.ports import Request
+from console.store.games import GameStore
+from hal.inputs.events import EventQueue
+from tests.fakes import InlineThinker
+
+STEP_S = 0.05
+# The person's clues: a word each language has for these (kept to the clue check, as a phone would send).
+PERSON_CLUES = ("banana", "sky")
+
+
+def make_app(tmp_path):
+    config = load_config(None, environ={}, etc_path=str(tmp_path / "none.yaml"))
+    stage, driver = build_output(config, "sim-headless")
+    events = EventQueue()
+    store = GameStore("memory://")
+    app = ConsoleApp(stage, driver, events, [], store, colors=config.players.colors, rng=random.Random(3),
+                     computers=Computers(events, InlineThinker()))
+    return app, store
+
+
+def person_clue(lang: str, which: int) -> str:
+    word = knowledge().by_id[PERSON_CLUES[which]].word(lang)
+    assert check_clue(word, lang, second=which == 1).ok
+    return word
+
+
+def person_move(game: rules.GameState, app: ConsoleApp, lang: str):
+    """The scripted person's intent now (seat 0, at the joystick), or None when it is not theirs."""
+    ui = app.ui
+    if game.phase == "round_over" and ui.screen == "reveal" and ui.pending is None:
+        return intents.Next()
+    if rules.current_player(game) != 0 or ui.seating.holder(0) != PANEL:
+        return None
+    if game.phase == "choose_target":
+        return intents.ChooseTarget(game.card_cells[0])
+    if game.phase in ("clue1", "clue2"):
+        return intents.GiveClue(person_clue(lang, 0 if game.phase == "clue1" else 1), lang)
+    free = next(cell for cell in reversed(rules.ALL_CELLS) if not game.occupied(cell))
+    return intents.Place(free)
+
+
+def play(app: ConsoleApp, lang: str, level: str, players: int = 3, computers: int = 2, limit_s: float = 3600.0):
+    """A whole game from set-up to its end: the person's moves and the time the computers take."""
+    now = 0.0
+    app.start(now)
+    app.events.put(Request(intents.joystick(), intents.NewGame(players, "cards", 0, computers, level, lang)))
+    refusals = []
+    asked_for = None
+    while now < limit_s:
+        due = app.tick(now)
+        game = app.game
+        if game is not None and rules.is_terminal(game):
+            return now, refusals
+        wanted = None if game is None else person_move(game, app, lang)
+        if wanted is not None and (game, type(wanted)) != asked_for:
+            asked_for = (game, type(wanted))
+            app.events.put(Request(intents.joystick(0), wanted, lambda why: why and refusals.append(why)))
+            if isinstance(wanted, intents.Place):
+                app.events.put(Request(intents.joystick(0), intents.Confirm()))
+            now += STEP_S
+            continue
+        now = min(max(now + STEP_S, due), now + 1.0)
+    raise AssertionError(f"the game did not end within {limit_s} s of virtual time")
+
+
+@pytest.mark.parametrize("level", rules.COMPUTER_LEVELS)
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_one_person_and_two_computer_players_play_a_whole_game(tmp_path, lang, level):
+    app, store = make_app(tmp_path)
+    ended_at, refusals = play(app, lang, level)
+    game = app.game
+    assert refusals == []
+    assert game.computers == ("", f"{level}:{lang}", f"{level}:{lang}")
+    record = [action_from_json(obj) for obj in store.export(store.history(1)[0]["game_id"])]
+    assert rules.replay(record) == game  # the computer players' moves are actions like any other
+    clues = [a for a in record if isinstance(a, rules.Clue)]
+    assert clues and all(clue.written for clue in clues)
+    computer_clues = [clue for clue in clues if clue.lang == lang and clue.words not in
+                      ((person_clue(lang, 0),), (person_clue(lang, 1),))]
+    assert computer_clues, "the computer givers gave written clues"
+    for clue in computer_clues:  # each keeps every rule of the clue check (one word first)
+        assert check_clue(" ".join(clue.words), lang, second=False).ok or check_clue(
+            " ".join(clue.words), lang, second=True).ok
+    assert app.ui.seating.holders == ()  # the computer players left with the game's end
+
+
+def test_a_computer_player_acts_at_a_persons_pace_and_quicker_when_the_host_asks(tmp_path):
+    app, _ = make_app(tmp_path)
+    app.start(0.0)
+    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 1, 2, "expert", "en")))
+    app.tick(0.0)
+    assert app.game.phase == "choose_target" and is_computer(app.ui.seating.secret)
+    assert app.ui.seating.holder(1) == computer_holder(1)
+    app.tick(0.01)  # its move, worked out, waits for its time
+    assert app.computers.due(app.ui) == pytest.approx(PACE_S)
+    assert app.tick(0.02) <= PACE_S  # the loop wakes for it
+    app.tick(PACE_S - 0.02)
+    assert app.game.phase == "choose_target"
+    app.tick(PACE_S)
+    assert app.game.phase == "clue1"  # the target chosen at the computer's pace
+    app.events.put(Request(intents.joystick(), intents.ComputerPace(True)))
+    app.tick(PACE_S + 0.01)
+    app.tick(PACE_S + 0.02)
+    assert app.ui.fast_computers
+    assert app.computers.due(app.ui) == pytest.approx(PACE_S + FAST_PACE_S)
