@@ -4,9 +4,9 @@ through the same intents and handler as a person, on the app's queue.
 After each change the loop tells `Computers` the state (`consider`). When a computer player is
 to act, its move (`bots.player.move`) is worked out on a thread of its own, never the loop's: the
 knowledge loads the first time (seconds on a Pi Zero), and a decision takes milliseconds more.
-The move is done as a `Request` once it is ready and a person could have followed: `PACE_S`
-after the turn began (`FAST_PACE_S` when the host asked for quicker computers), and never while a
-written clue's words still fill the panel. A guesser is given the state without the round's
+The move is done as `Request`s once it is ready and a person could have followed: `PACE_S` after
+the turn began (`FAST_PACE_S` when the host asked for quicker computers), a guesser's cursor on
+its cell half way there, and never while a written clue's words still fill the panel. A guesser is given the state without the round's
 secret (`seating.without_secret`); only the round's holder sees the target. A move worked out for
 a state that has since changed is dropped, and the new state considered.
 """
@@ -34,15 +34,15 @@ ACTING_SCREENS = ("handoff", "play")  # a menu, the resume question or set-up: t
 
 
 class Computers:
-    """The move being worked out or waiting for its time, for one state of the game."""
+    """The move being worked out, or its steps waiting for their time, for one state of the game."""
 
     def __init__(self, events: Any, thinker: Executor | None = None) -> None:
         self.events = events
         self.thinker = thinker or ThreadPoolExecutor(1, thread_name_prefix="computer-player")
         self._for: tuple = ()  # (game, secret holder, seat) the move is for; () for none
         self._turn_began = 0.0
-        self._ready: tuple[Player, tuple[Intent, ...]] | None = None
-        self._not_before = 0.0  # a written clue's words on the panel hold a guesser back until then
+        self._player: Player | None = None
+        self._steps: list[tuple[float, tuple[Intent, ...]]] = []  # (share of the pace, intents) still to do
 
     def consider(self, game: GameState | None, ui: Ui, now: float) -> None:
         """Start working out the move of the computer player whose turn it is in `game`, if one's
@@ -51,10 +51,11 @@ class Computers:
         key = () if seat is None else (game, ui.seating.secret, seat)
         if key == self._for:
             return
-        self._for, self._ready, self._turn_began = key, None, now
+        self._for, self._steps, self._turn_began = key, [], now
         if seat is None:
             return
-        self._not_before = ui.clue_ends() if ui.clue_screen else 0.0
+        if ui.clue_screen:  # a written clue's words fill the panel: its turn begins when they are read
+            self._turn_began = max(now, ui.clue_ends())
         level, lang = game.computer(seat)
         seen = game if ui.seating.holds_secret(computer_holder(seat)) else without_secret(game)
         future = self.thinker.submit(move, seen, seat, level, lang)
@@ -70,21 +71,22 @@ class Computers:
         action = done.result()
         if action is not None:
             seat = key[2]
-            self._ready = (Player(computer_holder(seat), seat), intents_of(action))
+            self._player, self._steps = Player(computer_holder(seat), seat), steps_of(action)
 
     def due(self, ui: Ui) -> float:
-        """When the move worked out is to be done; inf when none is ready."""
-        if self._ready is None:
+        """When the next step of the move worked out is to be done; inf when none is ready."""
+        if not self._steps:
             return math.inf
-        return max(self._turn_began + (FAST_PACE_S if ui.fast_computers else PACE_S), self._not_before)
+        pace = FAST_PACE_S if ui.fast_computers else PACE_S
+        return self._turn_began + self._steps[0][0] * pace
 
     def take(self, ui: Ui, now: float) -> list[Request]:
-        """The requests of the move due by `now` (once: then none until the next turn)."""
-        if now < self.due(ui):
-            return []
-        player, wanted = self._ready
-        self._ready = None
-        return [Request(player, intent, _refused(intent)) for intent in wanted]
+        """The requests of the steps due by `now` (each once)."""
+        requests = []
+        while self._steps and now >= self.due(ui):
+            _, wanted = self._steps.pop(0)
+            requests += [Request(self._player, intent, _refused(intent)) for intent in wanted]
+        return requests
 
     def close(self) -> None:
         self.thinker.shutdown(wait=False, cancel_futures=True)
@@ -102,15 +104,17 @@ def _computer_to_act(game: GameState | None, ui: Ui) -> int | None:
     return seat
 
 
-def intents_of(action: rules.Action) -> tuple[Intent, ...]:
-    """The intents a computer player makes for a move: a placed pawn also stands at once."""
+def steps_of(action: rules.Action) -> list[tuple[float, tuple[Intent, ...]]]:
+    """The intents a computer player makes for a move, each with the share of the pace after
+    which it comes: a guesser points at its cell half way (the table sees where it is going),
+    then places its pawn, which stands at once."""
     if isinstance(action, rules.ChooseTarget):
-        return (intents.ChooseTarget(action.cell),)
+        return [(1.0, (intents.ChooseTarget(action.cell),))]
     if isinstance(action, rules.Clue):
-        return (intents.GiveClue(" ".join(action.words), action.lang),)
+        return [(1.0, (intents.GiveClue(" ".join(action.words), action.lang),))]
     if isinstance(action, rules.SkipClue):
-        return (intents.Pass(),)
-    return (intents.Place(action.cell), intents.Confirm())
+        return [(1.0, (intents.Pass(),))]
+    return [(0.5, (intents.PointAt(action.cell),)), (1.0, (intents.Place(action.cell), intents.Confirm()))]
 
 
 def _refused(intent: Intent) -> Callable[[rules.RuleError | None], None]:

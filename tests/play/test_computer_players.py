@@ -127,3 +127,25 @@ def test_a_computer_player_acts_at_a_persons_pace_and_quicker_when_the_host_asks
     app.tick(PACE_S + 0.02)
     assert app.ui.fast_computers
     assert app.computers.due(app.ui) == pytest.approx(PACE_S + FAST_PACE_S)
+
+
+def test_a_computer_guesser_points_at_its_cell_half_way_then_places_its_pawn_which_stands(tmp_path):
+    app, _ = make_app(tmp_path)
+    app.start(0.0)
+    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 0, 2, "expert", "en")))
+    app.tick(0.0)
+    app.events.put(Request(intents.joystick(0), intents.ChooseTarget(app.game.card_cells[0])))
+    app.tick(0.1)
+    app.events.put(Request(intents.joystick(0), intents.GiveClue("banana", "en")))
+    app.tick(0.2)
+    assert app.game.phase == "guess1" and rules.current_player(app.game) == 1
+    start = app.ui.clue_ends()  # the clue's words fill the panel until then: its turn begins after them
+    cursor = app.ui.cursor
+    app.tick(start + PACE_S / 2 - 0.01)
+    assert app.game.pawns == () and app.ui.cursor == cursor
+    app.tick(start + PACE_S / 2)
+    assert app.game.pawns == () and app.ui.cursor != cursor  # it points at its cell first
+    pointed = app.ui.cursor
+    app.tick(start + PACE_S)
+    assert [pawn.cell for pawn in app.game.pawns] == [pointed]
+    assert app.game.pawns[0].player == 1 and app.ui.pending is None  # it stands: the next player may act
