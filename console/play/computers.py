@@ -1,9 +1,10 @@
 """The computer players at the table: each holds its seat (`seating.computer_holder`) and acts
 through the same intents and handler as a person, on the app's queue.
 
-After each change the loop tells `Computers` the state (`consider`). When a computer player is
-to act, its move (`bots.player.move`) is worked out on a thread of its own, never the loop's: the
-knowledge loads the first time (seconds on a Pi Zero), and a decision takes milliseconds more.
+After each change the loop tells `Computers` the state (`consider`). The knowledge loads on a
+thread of its own as soon as a game with computer players starts (seconds on a Pi Zero), and when
+a computer player is to act its move (`bots.player.move`) is worked out there too, never on the
+loop's thread: milliseconds.
 The move is done as `Request`s once it is ready and a person could have followed: `PACE_S` after
 the turn began (`FAST_PACE_S` when the host asked for quicker computers), a guesser's cursor on
 its cell half way there, and never while a written clue's words still fill the panel. A guesser is given the state without the round's
@@ -18,6 +19,7 @@ import math
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable
 
+from console.bots.aim import aim
 from console.bots.player import move
 from console.game import rules
 from console.game.rules import GameState
@@ -43,10 +45,16 @@ class Computers:
         self._turn_began = 0.0
         self._player: Player | None = None
         self._steps: list[tuple[float, tuple[Intent, ...]]] = []  # (share of the pace, intents) still to do
+        self._knowing: set[str] = set()  # the levels whose knowledge was asked to load
 
     def consider(self, game: GameState | None, ui: Ui, now: float) -> None:
         """Start working out the move of the computer player whose turn it is in `game`, if one's
         is and it is not under way already."""
+        seated = map(game.computer, range(game.players)) if game is not None else ()
+        for level in {computer[0] for computer in seated if computer is not None}:
+            if level not in self._knowing:  # loaded as they sit, before their first turn (seconds on a Pi)
+                self._knowing.add(level)
+                self.thinker.submit(aim, level)
         seat = _computer_to_act(game, ui)
         key = () if seat is None else (game, ui.seating.secret, seat)
         if key == self._for:
