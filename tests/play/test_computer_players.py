@@ -17,14 +17,15 @@ from console.commands.wiring import build_output
 from console.config.loader import load_config
 from console.game import rules
 from console.game.clue import LANGUAGES, check_clue
-from console.game.record import action_from_json
+from console.game.record import action_from_json, action_to_json
 from console.game.seating import PANEL, computer_holder, is_computer
 from console.play import intents
 from console.play.app import ConsoleApp
 from console.play.computers import FAST_PACE_S, PACE_S, Computers
+from console.play.keeper import SECRET_SETTING
 from console.play.ports import Request
 from console.store.games import GameStore
-from hal.inputs.events import EventQueue
+from hal.inputs.events import PRESS, EventQueue, InputEvent
 from tests.fakes import InlineThinker
 
 STEP_S = 0.05
@@ -32,11 +33,11 @@ STEP_S = 0.05
 PERSON_CLUES = ("banana", "sky")
 
 
-def make_app(tmp_path):
+def make_app(tmp_path, store=None):
     config = load_config(None, environ={}, etc_path=str(tmp_path / "none.yaml"))
     stage, driver = build_output(config, "sim-headless")
     events = EventQueue()
-    store = GameStore("memory://")
+    store = store or GameStore("memory://")
     app = ConsoleApp(stage, driver, events, [], store, colors=config.players.colors, rng=random.Random(3),
                      computers=Computers(events, InlineThinker()))
     return app, store
@@ -149,3 +150,25 @@ def test_a_computer_guesser_points_at_its_cell_half_way_then_places_its_pawn_whi
     app.tick(start + PACE_S)
     assert [pawn.cell for pawn in app.game.pawns] == [pointed]
     assert app.game.pawns[0].player == 1 and app.ui.pending is None  # it stands: the next player may act
+
+
+def test_a_game_with_computer_players_resumed_after_a_restart_goes_on_with_them(tmp_path):
+    """The record names the computer players: a console started on it seats them again, the
+    round's secret bound to the computer giver it was dealt to, and they play on."""
+    store = GameStore("memory://")
+    computers = ("", "child:es", "child:es")
+    store.start_game(action_to_json(rules.NewGame(3, seed=4, first_giver=1, computers=computers)))
+    store.set_setting(SECRET_SETTING, [[[4, 1, 0, 1], computer_holder(1)]])
+    app, _ = make_app(tmp_path, store)
+    app.start(0.0)
+    app.tick(0.0)
+    assert app.ui.screen == "resume" and app.game.computers == computers
+    assert app.ui.seating.holder(1) == computer_holder(1) and app.ui.seating.secret == computer_holder(1)
+    app.tick(10.0)
+    assert app.game.phase == "choose_target"  # the resume question is the person's to answer first
+    app.events.put(InputEvent("a", PRESS, 10.0))  # resume
+    app.tick(10.0)
+    assert app.ui.screen == "handoff"
+    app.tick(10.1)
+    app.tick(10.0 + PACE_S)
+    assert app.game.phase == "clue1"  # the computer giver chose its target, and goes on
