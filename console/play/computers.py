@@ -19,8 +19,6 @@ import math
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable
 
-from console.bots.aim import aim
-from console.bots.player import move
 from console.game import rules
 from console.game.rules import GameState
 from console.game.seating import computer_holder, is_computer, without_secret
@@ -54,7 +52,7 @@ class Computers:
         for level in {computer[0] for computer in seated if computer is not None}:
             if level not in self._knowing:  # loaded as they sit, before their first turn (seconds on a Pi)
                 self._knowing.add(level)
-                self.thinker.submit(aim, level)
+                self.thinker.submit(_know, level)
         seat = _computer_to_act(game, ui)
         key = () if seat is None else (game, ui.seating.secret, seat)
         if key == self._for:
@@ -66,7 +64,7 @@ class Computers:
             self._turn_began = max(now, ui.clue_ends())
         level, lang = game.computer(seat)
         seen = game if ui.seating.holds_secret(computer_holder(seat)) else without_secret(game)
-        future = self.thinker.submit(move, seen, seat, level, lang)
+        future = self.thinker.submit(_think, seen, seat, level, lang)
         future.add_done_callback(lambda done: self.events.put(Chore(lambda store: self._arrived(key, done))))
 
     def _arrived(self, key: tuple, done: Future) -> None:
@@ -98,6 +96,19 @@ class Computers:
 
     def close(self) -> None:
         self.thinker.shutdown(wait=False, cancel_futures=True)
+
+
+# The computer players' modules are imported on their thread, the first time a game has them: the
+# board's colours in OKLab and the knowledge are theirs, and a console without computer players
+# never pays for them at its start.
+def _know(level: str) -> None:
+    from console.bots.aim import aim
+    aim(level)
+
+
+def _think(seen: GameState, seat: int, level: str, lang: str) -> rules.Action | None:
+    from console.bots.player import move
+    return move(seen, seat, level, lang)
 
 
 def _computer_to_act(game: GameState | None, ui: Ui) -> int | None:

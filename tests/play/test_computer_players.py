@@ -9,6 +9,8 @@ The record the store keeps replays to the game the console reached.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -172,3 +174,12 @@ def test_a_game_with_computer_players_resumed_after_a_restart_goes_on_with_them(
     app.tick(10.1)
     app.tick(10.0 + PACE_S)
     assert app.game.phase == "clue1"  # the computer giver chose its target, and goes on
+
+
+def test_a_console_without_computer_players_never_loads_them():
+    """Start-up to the first frame stays where it was: the computer players' modules (the board in
+    OKLab, the knowledge) load on their own thread when a game first has them."""
+    loaded = subprocess.run([sys.executable, "-c", "import sys, console.commands.main, console.play.app, "
+                             "console.web.companion; print(sorted(m for m in sys.modules if m.startswith('console.bots')))"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"
