@@ -25,12 +25,14 @@ from console.game.seating import computer_holder, is_computer, without_secret
 from console.play import intents
 from console.play.intents import Intent, Player
 from console.play.ports import Chore, Request
+from console.view.timeline import Timeline, replay_timeline
 from console.view.ui import Ui
 
 log = logging.getLogger("hues-console")
 PACE_S = 2.0  # after its turn began, a computer player acts: time to see whose turn it is
 FAST_PACE_S = 0.6
 ACTING_SCREENS = ("handoff", "play")  # a menu, the resume question or set-up: the computers wait
+ALONE_PLAYERS, ALONE_SEED = 5, 1  # the game computer players play alone for the attract loop
 
 
 class Computers:
@@ -94,6 +96,12 @@ class Computers:
             requests += [Request(self._player, intent, _refused(intent)) for intent in wanted]
         return requests
 
+    def game_alone(self, lang: str, handler: Callable[[Timeline], None]) -> None:
+        """Play a game of computer players alone on their thread (the idle board's attract loop
+        when no game has ended on the box yet); `handler(its reveals)` runs in the loop's thread."""
+        future = self.thinker.submit(_alone, lang)
+        future.add_done_callback(lambda done: self.events.put(Chore(lambda store: _handed(done, handler))))
+
     def close(self) -> None:
         self.thinker.shutdown(wait=False, cancel_futures=True)
 
@@ -109,6 +117,18 @@ def _know(level: str) -> None:
 def _think(seen: GameState, seat: int, level: str, lang: str) -> rules.Action | None:
     from console.bots.player import move
     return move(seen, seat, level, lang)
+
+
+def _alone(lang: str) -> Timeline:
+    from console.bots.player import game_alone
+    return replay_timeline(game_alone(ALONE_PLAYERS, ALONE_SEED, "expert", lang)).reveals()
+
+
+def _handed(done: Future, handler: Callable[[Timeline], None]) -> None:
+    if not done.cancelled() and done.exception() is None:
+        handler(done.result())
+    elif not done.cancelled():
+        log.error("the computer players' game could not be played: %s", done.exception())
 
 
 def _computer_to_act(game: GameState | None, ui: Ui) -> int | None:
