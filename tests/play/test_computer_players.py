@@ -27,6 +27,7 @@ from console.play.computers import FAST_PACE_S, PACE_S, Computers
 from console.play.keeper import SECRET_SETTING
 from console.play.ports import Request
 from console.store.games import GameStore
+from console.view.hints import describe
 from hal.inputs.events import PRESS, EventQueue, InputEvent
 from tests.fakes import InlineThinker
 
@@ -183,3 +184,16 @@ def test_a_console_without_computer_players_never_loads_them():
                              "console.web.companion; print(sorted(m for m in sys.modules if m.startswith('console.bots')))"],
                             capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
+
+
+def test_the_panels_words_say_what_a_computer_player_does_and_what_a_spoken_clue_means_to_it(tmp_path):
+    app, _ = make_app(tmp_path)
+    app.start(0.0)
+    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 0, 2, "expert", "en")))
+    app.tick(0.0)
+    app.events.put(Request(intents.joystick(0), intents.ChooseTarget(app.game.card_cells[0])))
+    app.tick(0.1)
+    assert "computer players read only a clue typed on a phone" in describe(app.game, app.ui)
+    app.events.put(Request(intents.joystick(0), intents.GiveClue("banana", "en")))
+    app.tick(0.2)
+    assert describe(app.game, app.ui).startswith("Orange (computer) places its first pawn")
