@@ -47,7 +47,8 @@ def test_a_new_game_names_its_computer_players_or_leaves_them_to_the_defaults():
                                  level="child", lang="vi"), 0).intent
     assert sent == intents.NewGame(5, "free", None, computers=2, level="child", lang="vi")
     plain = parse_message(message("new_game", players=4, variant="cards"), 0).intent
-    assert plain == intents.NewGame(4, "cards", None) and (plain.computers, plain.level, plain.lang) == (0, "expert", "en")
+    assert plain == intents.NewGame(4, "cards", None)
+    assert (plain.computers, plain.level, plain.lang) == (0, "expert", "en")
     nulls = parse_message(message("new_game", players=4, variant="cards", computers=None, level=None, lang=None), 0)
     assert nulls.intent == plain
 

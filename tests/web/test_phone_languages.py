@@ -66,9 +66,10 @@ def box_of(key: str) -> str | None:
 
 
 def worst_case(messages: dict[str, str], key: str, code: str) -> str:
-    """The string as long as a game makes it: the language's longest colour names (a player's:
-    a computer player's, of the longer level; without it in a list of players), two-digit numbers, the longest cell name, a refused
-    clue's word as long as it is shown back, the longest name of a board colour."""
+    """The string as long as a game makes it: the language's longest colour names (a player's: a
+    computer player's, of the longer level; without it in a list of players), two-digit numbers,
+    the longest cell name, a refused clue's word as long as it is shown back, the longest name of
+    a board colour."""
     colours = sorted((v for k, v in messages.items() if k.startswith("color.")), key=len, reverse=True)
     level = max((v for k, v in messages.items() if k.startswith("computer.level.")), key=len)
     players = [messages["computer.name"].format(color=colour, level=level) for colour in colours[:3]]
