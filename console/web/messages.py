@@ -13,14 +13,15 @@ from typing import Any, NamedTuple
 from console.game.board import Cell, RuleError, parse_cell
 from console.game.record import json_value
 from console.game.clue import LANGUAGES, MAX_TYPED_BYTES
-from console.game.rules import VARIANTS
+from console.game.rules import COMPUTER_LEVELS, VARIANTS
 from console.play import intents
 from console.play.intents import Intent
 from console.web.server import MAX_MESSAGE_BYTES
 
 # verb -> {field: kind}; kinds: "text" (short string), "clue" (a clue as typed, or null), "lang" (a
-# language of the phones' pages, or null), "int", "int?" (or null), "cell", "delta", "bool"; a
-# kind ending in "?" and the nullable "clue" and "lang" may be left out
+# language of the phones' pages, or null), "int", "int?" (or null), "level?" (a computer player's
+# level, or null), "cell", "delta", "bool"; a kind ending in "?" and the nullable "clue" and "lang"
+# may be left out (the intent's own default then: new_game's computers 0, level expert, lang en)
 FIELDS: dict[str, dict[str, str]] = {
     "join": {"code": "text"},
     "take": {"seat": "int"},
@@ -33,9 +34,12 @@ FIELDS: dict[str, dict[str, str]] = {
     "choose": {"cell": "cell"},
     "take_back": {}, "confirm": {}, "pass": {}, "next": {},
     "clue": {"text": "clue", "lang": "lang"},  # no text: said aloud
-    "new_game": {"players": "int", "variant": "variant", "first_giver": "int?"},
+    # computers: how many computer players, of what level, writing their clues in what language
+    "new_game": {"players": "int", "variant": "variant", "first_giver": "int?",
+                 "computers": "int?", "level": "level?", "lang": "lang"},
     "brightness": {"delta": "delta"},
     "clue_check": {"on": "bool"},
+    "computer_pace": {"fast": "bool"},
     "abandon": {},
 }
 CONNECTION_VERBS = ("join", "host", "resume")  # the connection's own: its room code, the host PIN, its seat's token
@@ -48,9 +52,11 @@ INTENTS = {
     "choose": lambda f: intents.ChooseTarget(f["cell"]),
     "clue": lambda f: intents.GiveClue(f.get("text"), f.get("lang") or "en"),
     "pass": lambda f: intents.Pass(), "next": lambda f: intents.Next(),
-    "new_game": lambda f: intents.NewGame(f["players"], f["variant"], f["first_giver"]),
+    "new_game": lambda f: intents.NewGame(f["players"], f["variant"], f["first_giver"], **{
+        name: f[name] for name in ("computers", "level", "lang") if f.get(name) is not None}),
     "brightness": lambda f: intents.Brightness(f["delta"]), "abandon": lambda f: intents.Abandon(),
     "clue_check": lambda f: intents.ClueCheck(f["on"]),
+    "computer_pace": lambda f: intents.ComputerPace(f["fast"]),
 }
 assert set(FIELDS) == set(INTENTS) | set(CONNECTION_VERBS), "every verb is the connection's or an intent"
 MAX_TEXT = 64
@@ -139,7 +145,7 @@ def parse_message(text: Any, last_n: int) -> Message:
 
 
 _ALLOWED = {verb: frozenset(fields) | {"t", "n"} for verb, fields in FIELDS.items()}  # "t" and "n": every message's
-_OPTIONAL = ("int?", "clue", "lang")
+_OPTIONAL = ("int?", "level?", "clue", "lang")
 _REQUIRED = {verb: frozenset(name for name, kind in fields.items() if kind not in _OPTIONAL)
              for verb, fields in FIELDS.items()}
 
@@ -181,6 +187,12 @@ def _lang(verb: str, name: str, value: Any) -> str | None:
     return value
 
 
+def _level(verb: str, name: str, value: Any) -> str | None:
+    if value is not None and value not in COMPUTER_LEVELS:
+        raise MessageError(f"{verb}: {name} must be one of {', '.join(COMPUTER_LEVELS)}")
+    return value
+
+
 def _bool(verb: str, name: str, value: Any) -> bool:
     if type(value) is not bool:
         raise MessageError(f"{verb}: {name} must be true or false")
@@ -208,7 +220,7 @@ def _cell(verb: str, name: str, value: Any) -> Cell:
         raise MessageError(f"{verb}: {exc}") from None
 
 
-# each verb's fields and their checks, from FIELDS (a field missing is refused before them, but an "int?")
+# each verb's fields and their checks, from FIELDS (a field missing is refused before them, but an optional one)
 _KINDS = {"text": _text, "int": _int, "int?": _int_or_none, "cell": _cell, "delta": _delta, "variant": _variant,
-          "clue": _clue, "lang": _lang, "bool": _bool}
+          "clue": _clue, "lang": _lang, "level?": _level, "bool": _bool}
 _CHECKS = {verb: tuple((name, _KINDS[kind]) for name, kind in fields.items()) for verb, fields in FIELDS.items()}

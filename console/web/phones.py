@@ -25,6 +25,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from console.game.rules import MAX_PLAYERS
 from console.game.seating import Seating
 from console.play import ports
+from console.web.colour_names import ColourNames
 from console.web.hub import Hub
 from console.web.pacing import DevicePacers
 from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool
@@ -84,13 +85,21 @@ class PhoneRoom:
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
         self._assets["/i18n/languages.json"] = (languages_json(), _JSON)
         self._assets["/clue-words.json"] = (clue_words_json(), _JSON)
+        self.colour_names = ColourNames()  # each cell's colour name, per language: built when first asked
 
     def routes(self) -> list:
-        return [Route(path, self.page) for path in self._assets] + [WebSocketRoute("/ws", self.websocket)]
+        return ([Route(path, self.page) for path in self._assets]
+                + [Route(f"/colour-names/{code}.json", self.colour_names_page) for code in LANGUAGES]
+                + [WebSocketRoute("/ws", self.websocket)])
 
     async def page(self, request: Request) -> Response:
         body, kind = self._assets[request.url.path]
         return Response(body, media_type=kind)
+
+    async def colour_names_page(self, request: Request) -> Response:
+        """The 480 cells' colour names in a language (the phone's "name the colours" setting)."""
+        lang = request.url.path.removeprefix("/colour-names/").removesuffix(".json")
+        return Response(await self.colour_names.json(lang), media_type=_JSON)
 
     async def websocket(self, websocket: WebSocket) -> None:
         """A phone comes in if its device has fewer than `phones_per_device` connections, and

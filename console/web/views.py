@@ -12,12 +12,16 @@ separate "initial state" message that could leak what the views strip (boardgame
 a phone's first view is built by the same function as every later one.
 
 A view: {"t": "view", "screen", "seat" (this phone's colour or null), "host", "host_pin", "host_seat",
-"colors", "taken" (colours phones hold), "open" (colours a phone may take now: mid-game the
-joystick's are not, until the host hands one over), "setup", "clue_check" (written clues are held
-to the clue rules), "game" (the public game, null before one; its "clues" are the round's, as
-given, from the moment each is given until the next round: public, like a clue said aloud), "you" (null without a colour in the game, else {"card", "target", "free",
-"holder"}: "holder" is true for the phone the round was dealt to, the only one whose card,
-target and free are ever set; a phone that took the giver's colour later sees a guesser's)}.
+"colors", "taken" (colours phones and computer players hold), "open" (colours a phone may take
+now: mid-game the joystick's are not, until the host hands one over, and a computer player's
+never), "setup", "clue_check" (written clues are held to the clue rules), "fast_computers" (the
+host asked the computer players to play quicker than a person), "game" (the public game, null
+before one; its "clues" are the round's, as given, from the moment each is given until the next
+round: public, like a clue said aloud; its "computers", per seat, the level of the computer
+player in it or null for a person, public as the set-up was), "you" (null without a colour in
+the game, else {"card", "target", "free", "holder"}: "holder" is true for the phone the round
+was dealt to, the only one whose card, target and free are ever set; a phone that took the
+giver's colour later sees a guesser's)}.
 """
 
 from __future__ import annotations
@@ -81,6 +85,7 @@ class ViewTexts:
         else:
             self._around_cursor, self._yours = _game_around_cursor(game, ui), {}
         same_rests = before is not None and before.ui.colors == ui.colors and before.ui.clue_check == ui.clue_check and (
+            before.ui.fast_computers == ui.fast_computers) and (
             before.ui.setup is ui.setup or before.ui.setup == ui.setup)  # a step keeps the set-up object
         self._rests: dict[tuple, str] = before._rests if same_rests else {}
         # each phone's head ('{"t": "view", "screen": ..., "seat": ..., "host": ...'): the same while the screen is
@@ -147,7 +152,7 @@ def _head_rest(ui: Ui, taken: tuple[int, ...], open_seats: tuple[int, ...], host
         "taken": list(taken), "open": list(open_seats),
         "setup": {"players": ui.setup.players, "variant": ui.setup.variant,
                   "first_giver": ui.setup.first_giver},
-        "clue_check": ui.clue_check,
+        "clue_check": ui.clue_check, "fast_computers": ui.fast_computers,
     }
 
 
@@ -192,7 +197,12 @@ def _public_game(game: GameState, ui: Ui) -> dict:
         "last_round_points": list(game.last_round_points) if target is not None else [],
         "winners": list(game.winners),
         "clues": [clue_json(clue) for clue in game.clues],
+        "computers": [_level(game.computer(seat)) for seat in range(game.players)],
     }
+
+
+def _level(computer: tuple[str, str] | None) -> str | None:
+    return None if computer is None else computer[0]
 
 
 def _private(game: GameState, ui: Ui, holder: bool) -> dict:

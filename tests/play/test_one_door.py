@@ -78,6 +78,9 @@ def moves():
     random_giver = replace(setup, first_giver=None)
     yield "new_game", {"players": 5, "variant": "free", "first_giver": None}, *on(None, screen="setup",
                                                                                setup=random_giver), "a"
+    computers = replace(setup, computers=2, level="child", lang="it")
+    yield "new_game", {"players": 5, "variant": "free", "first_giver": 2, "computers": 2, "level": "child",
+                       "lang": "it"}, *on(None, screen="setup", setup=computers), "a"
     yield "brightness", {"delta": 1}, *on(None, screen="brightness", brightness=0.5), "up"
     yield "brightness", {"delta": -1}, *on(None, screen="brightness", brightness=0.5), "down"
     under_way = guessing()
@@ -85,6 +88,9 @@ def moves():
                                            menu_return=("play", T)), "a"
     yield "clue_check", {"on": True}, *on(under_way, screen="host", menu_item=HOST_MENU.index("clue_check"),
                                           menu_return=("play", T), clue_check=False), "a"
+    for fast in (True, False):  # the host menu's pace: the phone's switch
+        yield "computer_pace", {"fast": fast}, *on(under_way, screen="host", menu_item=HOST_MENU.index("pace"),
+                                                   menu_return=("play", T), fast_computers=not fast), "a"
     yield "abandon", {}, *on(under_way, screen="confirm", choice=1, menu_item=HOST_ITEMS.index("new_game"),
                              menu_return=("play", T)), "a"
     yield "abandon", {}, *on(under_way, screen="resume", choice=1), "a"

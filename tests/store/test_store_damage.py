@@ -19,7 +19,7 @@ from console.store.games import GameStore
 NEW_GAME = {"action": "new_game", "players": 3, "seed": 1, "variant": "free"}
 SUMMARY = {"players": 3, "colors": ["red", "orange", "yellow"], "scores": [3, 1, 0], "winners": [0],
            "winner_colors": ["red"], "rounds": 6, "variant": "cards"}
-SCRIPT = "start\ndown\ndown\ndown\na\n"  # set-up with the default choices, GO: a new game
+SCRIPT = "start\ndown\ndown\ndown\ndown\na\n"  # set-up with the default choices (no computer players), GO: a new game
 DEEP = "[" * 100_000 + "]" * 100_000
 
 

@@ -206,7 +206,7 @@ def test_the_app_shows_a_full_disk_and_does_not_show_a_move_it_cannot_keep(rig, 
         events.put(InputEvent(button, "press", t))
         app.tick(t)
 
-    for button in ("start", "down", "down", "down", "a"):  # set-up, GO: a new game
+    for button in ("start", "down", "down", "down", "down", "a"):  # set-up (no computer players), GO: a new game
         press(button, 0.1)
     assert app.game is not None and app.ui.screen == "handoff"
     rig.down()

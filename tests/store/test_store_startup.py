@@ -14,7 +14,7 @@ from console.store.games import GameStore
 from hal.inputs.events import EventQueue, InputEvent
 from tests.store.test_store import MOVES, NEW_GAME, SUMMARY, play
 
-SETUP_GO = ("start", "down", "down", "down", "a")
+SETUP_GO = ("start", "down", "down", "down", "down", "a")  # past the computer players (none), GO
 
 
 def console_on(tmp_path, url: str, name: str = "console") -> ConsoleApp:

@@ -13,6 +13,7 @@ from console.game.clue import MAX_CLUE_CHARS, word_list
 from console.game.clue_text import SHOWN_CHARS
 from console.web.phones import LANGUAGES
 from tests import browser as browsers
+from console.web.colour_names import cell_colour_names
 from tests.phone_pages import axe_problems, open_phone, wait_line
 from tests.phones import PhoneTable
 from tests.web.test_web_layout import OVERFLOW
@@ -22,8 +23,9 @@ SMALL = {"viewport": {"width": 320, "height": 568}}
 
 # Where each kind of string is shown, the box it must fit: the one line (two lines high), a button
 # of the bar when it holds three, a seat tile, the colour chip, the sheets (they scroll down but
-# must never be cut at the side).
-BOXES = {"line": "#line", "button": "#bar button", "seat": "#seat-list .seat", "me": "#me", "sheet": ".sheet-title"}
+# must never be cut at the side), the colour's name under the board.
+BOXES = {"line": "#line", "button": "#bar button", "seat": "#seat-list .seat", "me": "#me", "sheet": ".sheet-title",
+         "colour-name": "#colour-name"}
 MEASURE = """([selector, texts, showBar]) => {
   if (showBar) {  // the bar at its fullest: three buttons side by side
     const bar = document.getElementById('bar');
@@ -32,6 +34,7 @@ MEASURE = """([selector, texts, showBar]) => {
   const el = document.querySelector(selector), kept = el.textContent, out = [];
   const sheet = el.closest('.sheet');
   if (sheet) sheet.hidden = false;
+  el.hidden = false;  // the colour's name: shown where the phone names colours
   for (const text of texts) {
     el.textContent = text;
     if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1 ||
@@ -51,21 +54,29 @@ def box_of(key: str) -> str | None:
         return "line"
     if key.startswith("btn."):
         return "button"
-    if key.startswith("color.") or key == "seats.taken":
+    if key.startswith("color.") or key in ("seats.taken", "seats.computer"):
         return "seat"
+    if key.startswith("names.cell") or key == "names.loading":
+        return "colour-name"
     if key.startswith("me."):
         return "me"
-    if key.startswith(("host.", "menu.", "card.", "points.", "target.", "clue.")) or key == "leave":
+    if key.startswith(("host.", "menu.", "card.", "points.", "target.", "clue.", "names.")) or key == "leave":
         return "sheet"
-    return None  # the rules page, the language's name, the page's title: checked as pages
+    return None  # parts of other strings, the rules page, the language's name, the page's title
 
 
-def worst_case(messages: dict[str, str], key: str) -> str:
-    """The string as long as a game makes it: the language's longest colour names, two-digit
-    numbers, the longest cell name, a refused clue's word as long as it is shown back."""
+def worst_case(messages: dict[str, str], key: str, code: str) -> str:
+    """The string as long as a game makes it: the language's longest colour names (a player's: a
+    computer player's, of the longer level; without it in a list of players), two-digit numbers,
+    the longest cell name, a refused clue's word as long as it is shown back, the longest name of
+    a board colour."""
     colours = sorted((v for k, v in messages.items() if k.startswith("color.")), key=len, reverse=True)
-    names = messages["list.join"].format(first=", ".join(colours[:2]), last=colours[2])
-    values = {"color": colours[0], "host": colours[0], "giver": colours[0], "player": colours[0], "names": names,
+    level = max((v for k, v in messages.items() if k.startswith("computer.level.")), key=len)
+    players = [messages["computer.name"].format(color=colour, level=level) for colour in colours[:3]]
+    short = [messages["computer.short"].format(color=colour) for colour in colours[:3]]  # in a list, without the level
+    names = messages["list.join"].format(first=", ".join(short[:2]), last=short[2])
+    values = {"color": colours[0], "host": colours[0], "giver": players[0], "player": players[0], "names": names,
+              "level": level, "name": max(cell_colour_names(code), key=len),
               "cell": "P30", "round": "10", "rounds": "10", "players": "10", "phones": "32", "points": "30", "total": "30",
               "seconds": "60", "first": colours[0], "last": colours[1],
               "word": "W" * SHOWN_CHARS + "…", "limit": str(MAX_CLUE_CHARS)}
@@ -114,7 +125,7 @@ def test_no_string_overflows_its_box_on_a_320_px_phone(browser, table):
             for key in messages:
                 box = box_of(key)
                 if box is not None:
-                    by_box.setdefault(box, []).append(worst_case(messages, key))
+                    by_box.setdefault(box, []).append(worst_case(messages, key, code))
             for box, texts in by_box.items():
                 page = seats if box == "seat" else seated
                 wrong = page.evaluate(MEASURE, [BOXES[box], texts, box == "button"])

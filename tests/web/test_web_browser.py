@@ -32,7 +32,7 @@ def joystick_round(table: PhoneTable, card_index: int, guesses: list[str]) -> No
     """The same round on the joystick: set-up for 3 players with red first, the card's colour
     `card_index`, a clue, the guesses, then pass, and the reveal skipped to the next round."""
     table.press("a")  # the idle board: set-up
-    for button in ("left", "a", "a", "right", "a", "a"):  # 3 players, cards, red first, GO
+    for button in ("left", "a", "a", "a", "right", "a", "a"):  # 3 players, no computer players, cards, red first, GO
         table.press(button)
     table.press("a", 2)  # the hand-off: the giver takes the controls, A twice
     table.wait_until(lambda: table.app.ui.screen == "secret")

@@ -154,7 +154,8 @@ def test_each_frame_reaches_the_hub_with_the_state_it_was_drawn_from():
         assert shown is frame and t == now and render(snapshot.game, snapshot.ui, t) == frame
 
     hub.publish_frame = checked
-    for button in ("start", "a", "a", "a", "a", "a", "a", "right", "a", "b", "a", "a"):
+    # through set-up (no computer players) to GO, the hand-off, the secret choice and the play screen
+    for button in ("start", "a", "a", "a", "a", "a", "a", "a", "right", "a", "b", "a", "a"):
         player.tap(button)
         player.run(0.5)  # past the grace after a screen that changed by itself
     assert {"setup", "handoff", "secret", "play"} <= set(screens)

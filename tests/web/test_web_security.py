@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from console.web.hub import Hub
-from console.web.messages import FIELDS, MessageError, parse_message
+from console.web.messages import CONNECTION_VERBS, FIELDS, MessageError, parse_message
 from console.web.phone_connection import PhoneConnection
 from console.web.phones import PhoneRoom
 from console.web.limits import Attempts, device, network
@@ -239,8 +239,9 @@ json_values = st.recursive(
 
 @settings(max_examples=200)
 @given(verb=st.sampled_from(sorted(FIELDS)) | st.text(max_size=10), fields=st.dictionaries(
-    st.sampled_from(["n", "code", "seat", "token", "pin", "cell", "players", "variant", "first_giver", "delta", "x"]),
-    json_values, max_size=5))
+    st.sampled_from(["n", "code", "seat", "token", "pin", "cell", "players", "variant", "first_giver", "delta", "x",
+                     "computers", "level", "lang", "fast", "on", "text"]),
+    json_values | st.sampled_from(["child", "expert", "it", "vi", "free"]), max_size=7))
 def test_any_json_message_is_accepted_or_refused_with_a_message_error(verb, fields):
     text = json.dumps({"t": verb, **fields})
     try:
@@ -249,6 +250,8 @@ def test_any_json_message_is_accepted_or_refused_with_a_message_error(verb, fiel
         assert str(exc) and "\n" not in str(exc) and len(str(exc)) < 200
     else:
         assert message.verb in FIELDS and message.n > 0 and set(message.fields) == set(FIELDS[message.verb])
+        if message.verb not in CONNECTION_VERBS:
+            assert message.intent  # an accepted message is always its player's intent
 
 
 @settings(max_examples=100)

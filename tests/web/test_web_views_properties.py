@@ -295,7 +295,8 @@ def test_views_lend_their_parts_only_to_a_state_with_the_same_inputs():
     changes = [dict(cursor=Cell(4, 21)), dict(screen="reveal"), dict(screen="play"),
                dict(pending=rules.Pawn(2, Cell(5, 5))), dict(pending=None), dict(seating=replace(ui.seating, secret=None)),
                dict(seating=ui.seating), dict(colors=("blue",) + ui.colors[1:]),
-               dict(setup=replace(ui.setup, players=7, variant="free"))]
+               dict(setup=replace(ui.setup, players=7, variant="free")), dict(clue_check=False),
+               dict(fast_computers=True)]
     before = ViewTexts(game, ui)
     for change in changes:
         ui = replace(ui, **change)

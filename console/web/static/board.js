@@ -1,8 +1,9 @@
 // The phone's board: 16 columns (the panel's rows A-P) by 30 rows (its columns 1-30) of DOM
 // cells, never a canvas (whose pixels privacy-protecting browsers add noise to). A touch picks the
-// nearest cell, a loupe shows it under the finger, and a repaint touches only the cells whose
-// marks change. It draws what phone.js knows (`board`, `view`, `selected`) and hands a pick back
-// to it (`tapCell`).
+// nearest cell, a loupe shows it under the finger (and its colour's name, where the phone names
+// colours), and a repaint touches only the cells whose marks change. It draws what phone.js knows
+// (`board`, `view`, `selected`) and hands a pick back to it (`tapCell`), a cell touched or pointed
+// at to be named (`nameCell`).
 "use strict";
 
 const ROWS = "ABCDEFGHIJKLMNOP";
@@ -51,7 +52,10 @@ function watchFinger() {
     area.setPointerCapture?.(event.pointerId);
     loupe(nearestCell(event.clientX, event.clientY));
   });
-  area.addEventListener("pointermove", (event) => { if (event.pointerId === down) loupe(nearestCell(event.clientX, event.clientY)); });
+  area.addEventListener("pointermove", (event) => {
+    if (event.pointerId === down) loupe(nearestCell(event.clientX, event.clientY));
+    else if (down === null && event.pointerType === "mouse" && board && namesOn) nameCell(nearestCell(event.clientX, event.clientY));
+  });
   area.addEventListener("pointerup", (event) => {
     if (event.pointerId !== down) return;
     down = null;
@@ -74,6 +78,10 @@ function loupe(name) {
   }
   $("loupe-cells").replaceChildren(...cells);
   $("loupe-name").textContent = name;
+  const colour = namesOn ? colourNameOf(name) : null;
+  $("loupe-colour").textContent = colour || "";
+  $("loupe-colour").hidden = !colour;
+  if (namesOn) nameCell(name);
   const box = $("stage").getBoundingClientRect(), cellBox = cellEl(name).getBoundingClientRect();
   $("loupe").style.top = cellBox.top - box.top > box.height / 2 ? "4px" : "auto";
   $("loupe").style.bottom = cellBox.top - box.top > box.height / 2 ? "auto" : "4px";

@@ -1,10 +1,12 @@
 // The phone's page: one websocket to the console; every view comes from the server (which strips
 // what this seat may not see), every tap goes back as one small message. The seat token lives in
 // localStorage only and travels inside the websocket, never in a URL. Every word comes from the
-// language's catalogue (i18n.js); players are named by their colour.
+// language's catalogue (i18n.js); players are named by their colour, a computer player's as one.
 "use strict";
 
 const TOKEN_KEY = "hues-seat-token";
+const NAMES_KEY = "hues-colour-names";  // "1": this phone names the colours a finger touches
+const LEVELS = { child: "computer.level.child", expert: "computer.level.expert" };  // a computer player's level, named
 const CURSOR_EVERY_MS = 100;  // a finger sliding over the board sends the cursor at most this often
 const $ = (id) => document.getElementById(id);
 let ws = null, n = 0, board = null, view = null, retry = 500;
@@ -18,6 +20,10 @@ let cursorTimer = null, cursorDue = null, cursorSentAt = 0;
 let myMove = false, wakeLock = null;
 let clueAloud = false;     // this giver says clues aloud (a tap) instead of typing them, the default
 let clueFor = null;        // the round and phase the clue field was last shown for: a new one starts empty
+let computerLang = null;   // the language the host chose for the computer players' clues (null: the phone's)
+let namesOn = localStorage.getItem(NAMES_KEY) === "1";
+let colourNames = { lang: null, names: null };  // the cells' colour names in the phone's language, once fetched
+let namedCell = null;      // the cell whose colour name is shown
 
 function send(t, fields = {}) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ t, n: ++n, ...fields }));
@@ -71,7 +77,19 @@ function receive(msg) {
 // --- names -----------------------------------------------------------------------------------
 
 function colorName(color) { return t(`color.${color}`); }
-function playerName(p) { return view.game ? colorName(view.game.colors[p]) : colorName(view.colors[p]); }
+function levelName(level) { return t(LEVELS[level]); }
+// A player by their colour; a computer player's seat says so, and its level, so nobody takes it for a guest.
+function playerName(p) {
+  const color = colorName(view.game ? view.game.colors[p] : view.colors[p]), level = computerIn(p);
+  return level ? t("computer.name", { color, level: levelName(level) }) : color;
+}
+function shortName(p) {  // the same without the level, where room is short (the scores' strip, a list of players)
+  const color = colorName(view.game.colors[p]);
+  return computerIn(p) ? t("computer.short", { color }) : color;
+}
+function computerIn(seat) { return (view.game && view.game.computers[seat]) || null; }  // its level, or null for a person
+function computerSits(seat) { return view.taken.includes(seat) && !!(view.game && view.game.phase !== "game_over" && computerIn(seat)); }
+function phoneHolds(seat) { return view.taken.includes(seat) && !computerSits(seat); }
 function pawnColor(name) { return board ? board.pawns[name] : "#888"; }
 function cellColor(name) { const c = cellAt(name); return board ? board.colors[c.row * 30 + c.col] : "#000"; }
 function textOn(hex) {  // black or white, whichever has the higher contrast on that colour (WCAG 2)
@@ -89,6 +107,7 @@ function tapCell(name) {
     return;
   }
   if (isMyGuess(g)) pick(name);
+  else if (namesOn) return;  // a colour touched to be named, not a move: no refusal in the way of its name
   sendCursor(name);  // out of turn the console says why not
 }
 
@@ -108,6 +127,42 @@ function sendCursor(name) {
     cursorSentAt = performance.now();
     send("cursor", { cell: cursorDue });
   }, wait);
+}
+
+// The colours named, for a guest who cannot tell them apart (the phone's own setting): the cell a
+// finger touches (or a mouse points at) in one line under the board, "H15: sky blue", as text. The
+// names come from the box in the phone's language (/colour-names/<lang>.json), fetched when first wanted.
+async function loadNames() {
+  const lang = I18n.lang;
+  if (colourNames.lang === lang) return;
+  colourNames = { lang, names: null };
+  try {
+    const names = await (await fetch(`/colour-names/${lang}.json`)).json();
+    if (colourNames.lang !== lang) return;
+    colourNames.names = names;
+    if (view) render();
+  } catch (error) {
+    if (colourNames.lang === lang) colourNames.lang = null;  // asked again at the next touch
+  }
+}
+
+function colourNameOf(name) {
+  const c = cellAt(name);
+  return colourNames.names && colourNames.lang === I18n.lang ? colourNames.names[c.row * 30 + c.col] : null;
+}
+
+function nameCell(name) {
+  namedCell = name;
+  renderColourName();
+}
+
+function renderColourName() {
+  show("colour-name", namesOn);
+  if (!namesOn) return;
+  loadNames();
+  const colour = namedCell ? colourNameOf(namedCell) : null;
+  $("colour-name").textContent = !namedCell ? "" :
+    colour === null ? t("names.loading", { cell: namedCell }) : t("names.cell", { cell: namedCell, name: colour });
 }
 
 function isMyGuess(g) {
@@ -165,19 +220,24 @@ function lineKey() {
   }
   const giver = playerName(g.giver), round = g.round;
   if (g.phase === "game_over") {
-    const names = joinNames(g.winners.map(playerName)), points = Math.max(...g.scores);
+    const names = joinNames(g.winners.map(shortName)), points = Math.max(...g.scores);
     return { key: g.winners.length === 1 ? "line.over_one" : "line.over_many", args: { names, points } };
   }
-  if (view.screen === "tiebreak") return { key: "line.tiebreak", args: { names: joinNames(g.tied.map(playerName)) } };
+  if (view.screen === "tiebreak") return { key: "line.tiebreak", args: { names: joinNames(g.tied.map(shortName)) } };
   if (g.phase === "round_over" && g.target) return { key: "line.reveal", args: { round, cell: g.target } };
   if (!you) return { key: "line.watching", args: { players: g.players } };
   const giving = g.giver === me;
   switch (g.phase) {
     case "choose_target":
       if (giving) return { key: you.free ? (selected ? "line.choose_free_picked" : "line.choose_free") : "line.choose_card", args: { cell: selected } };
+      if (computerIn(g.giver)) return { key: "line.choosing_computer", args: { giver } };
       return { key: g.giver_on_phone ? "line.choosing" : "line.choosing_panel", args: { giver } };
-    case "clue1": return giving ? { key: clueAloud ? "line.clue1_giver" : "line.clue1_giver_typed" } : { key: "line.clue1", args: { giver } };
-    case "clue2": return giving ? { key: clueAloud ? "line.clue2_giver" : "line.clue2_giver_typed" } : { key: "line.clue2", args: { giver } };
+    case "clue1":
+      if (giving) return { key: clueAloud ? "line.clue1_giver" : "line.clue1_giver_typed" };
+      return { key: computerIn(g.giver) ? "line.clue1_computer" : "line.clue1", args: { giver } };
+    case "clue2":
+      if (giving) return { key: clueAloud ? "line.clue2_giver" : "line.clue2_giver_typed" };
+      return { key: computerIn(g.giver) ? "line.clue2_computer" : "line.clue2", args: { giver } };
     default: {
       if (g.pending && g.pending[0] === me) return { key: "line.pending", args: { cell: g.pending[1] } };
       if (g.turn === me) return selected ? { key: "line.guess_picked", args: { cell: selected } } : { key: "line.guess_me" };
@@ -198,10 +258,11 @@ function renderSeats() {
     b.style.background = hex;
     b.style.color = textOn(hex);
     b.setAttribute("role", "listitem");
-    const taken = view.taken.includes(seat);
+    const taken = view.taken.includes(seat), computer = computerSits(seat) ? computerIn(seat) : null;
     b.disabled = taken;
     b.append(colorName(color));
-    if (taken) b.append(Object.assign(document.createElement("span"), { className: "state", textContent: t("seats.taken") }));
+    const state = computer ? t("seats.computer", { level: levelName(computer) }) : t("seats.taken");
+    if (taken) b.append(Object.assign(document.createElement("span"), { className: "state", textContent: state }));
     b.onclick = () => send("take", { seat });
     return b;
   }));
@@ -227,6 +288,8 @@ function renderGame() {
     el.dataset.cell = name;
     el.style.background = cellColor(name);
     el.append(Object.assign(document.createElement("span"), { textContent: name }));
+    const colour = namesOn ? colourNameOf(name) : null;
+    if (colour) el.append(Object.assign(document.createElement("span"), { className: "swatch-name", textContent: colour }));
     el.onclick = () => send("choose", { cell: name });
     return el;
   }) : []));
@@ -261,6 +324,7 @@ function renderGame() {
   show("pass", giving && phase === "clue2");
   show("next", !!(g && you && ((phase === "round_over" && view.screen === "reveal") || view.screen === "tiebreak")));
   show("new-game", !!(view.host && (!g || phase === "game_over")));
+  renderColourName();
   renderMenu(g);
   paintBoard(g, target && showTarget ? target : null);
   nudge(g, giving, pendingMine);
@@ -279,7 +343,7 @@ function renderScores(g) {
     s.setAttribute("role", "listitem");
     const dot = Object.assign(document.createElement("span"), { className: "dot" });
     dot.style.background = pawnColor(color);
-    s.append(dot, `${colorName(color)} ${g.scores[p]}`);
+    s.append(dot, `${shortName(p)} ${g.scores[p]}`);
     return s;
   }));
 }
@@ -338,7 +402,7 @@ function renderPoints(g, revealed) {
     const dot = Object.assign(document.createElement("span"), { className: "dot" });
     dot.style.background = pawnColor(color);
     const gain = over ? "" : t("points.gain", { points: g.last_round_points[p] });
-    row.append(dot, Object.assign(document.createElement("span"), { textContent: colorName(color) }),
+    row.append(dot, Object.assign(document.createElement("span"), { textContent: playerName(p) }),
       Object.assign(document.createElement("span"), { className: "gain", textContent: gain }),
       Object.assign(document.createElement("span"), { className: "total", textContent: t("points.total", { total: g.scores[p] }) }));
     return row;
@@ -346,8 +410,9 @@ function renderPoints(g, revealed) {
   $("points").replaceChildren(...rows);
 }
 
-// The menu: the host's game controls (start, abandon with a confirm, brightness), leaving the
-// seat, the host PIN. For the host with no game it opens by itself.
+// The menu: the host's game controls (start, abandon with a confirm, brightness, the clue check,
+// the computer players' pace), naming the colours, leaving the seat, the host PIN. For the host
+// with no game it opens by itself.
 function renderMenu(g) {
   const under = !!(g && g.phase !== "game_over" && view.screen !== "idle" && view.screen !== "setup" && view.screen !== "resume");
   const setupNow = view.host && !under;
@@ -362,8 +427,15 @@ function renderMenu(g) {
   show("h-check", view.host);
   $("h-check").setAttribute("aria-pressed", String(view.clue_check));
   $("h-check").textContent = t(view.clue_check ? "host.clue_check.on" : "host.clue_check.off");
+  // the pace while a game has computer players, or while the host sets one up with some
+  show("h-pace", view.host && (under ? !!g.computers.some(Boolean) : setupNow && Number($("h-computers").value) > 0));
+  $("h-pace").setAttribute("aria-pressed", String(view.fast_computers));
+  $("h-pace").textContent = t(view.fast_computers ? "host.pace.fast" : "host.pace.person");
+  $("names-switch").setAttribute("aria-pressed", String(namesOn));
+  $("names-switch").textContent = t(namesOn ? "names.on" : "names.off");
   show("pin-form", view.host_pin && !view.host);
   if (setupNow && !playersChosen && $("h-players").value !== String(seatedPlayers())) fillSetup();  // a phone sat down
+  if (setupNow && $("h-computers").options.length !== mostComputers() + 1) fillComputers();  // or stood up
   if (setupNow) describePlayers();
 }
 
@@ -377,19 +449,56 @@ function fillSetup() {
   const players = $("h-players");
   players.replaceChildren(...Array.from({ length: 8 }, (_, i) => new Option(String(i + 3), String(i + 3))));
   players.value = String(seatedPlayers());
+  const lang = $("h-clang");
+  lang.replaceChildren(...I18n.languages.map((l) => Object.assign(new Option(l.name, l.code), { lang: l.code })));
+  lang.value = computerLang || I18n.lang;
+  fillComputers();
+}
+
+// The computer players: from none to all the game's seats no phone holds, always leaving one
+// seat a person's (the console seats them in the last of those seats: `Seating.computer_seats`).
+function mostComputers() {
+  const players = Number($("h-players").value);
+  let free = 0;
+  for (let seat = 0; seat < players; seat++) if (!phoneHolds(seat)) free++;
+  return Math.min(players - 1, free);
+}
+
+function fillComputers() {
+  const select = $("h-computers"), most = mostComputers(), kept = Math.min(Number(select.value) || 0, most);
+  select.replaceChildren(...Array.from({ length: most + 1 }, (_, i) => new Option(String(i), String(i))));
+  select.value = String(kept);
   fillFirstGiver();
 }
 
+// The seats the computer players being set up will take: the game's last seats no phone holds.
+function computerSeats() {
+  const seats = [];
+  let count = Number($("h-computers").value);
+  for (let seat = Number($("h-players").value) - 1; seat >= 0 && count > 0; seat--) {
+    if (!phoneHolds(seat)) { seats.push(seat); count--; }
+  }
+  return seats;
+}
+
+function setupName(seat, computers) {
+  const color = colorName(view.colors[seat]);
+  return computers.includes(seat) ? t("computer.name", { color, level: levelName($("h-level").value) }) : color;
+}
+
 function fillFirstGiver() {
-  const select = $("h-first"), kept = select.value;
+  const select = $("h-first"), kept = select.value, computers = computerSeats();
   select.replaceChildren(new Option(t("host.first.random"), ""));
-  for (let p = 0; p < Number($("h-players").value); p++) select.add(new Option(colorName(view.colors[p]), String(p)));
+  for (let p = 0; p < Number($("h-players").value); p++) select.add(new Option(setupName(p, computers), String(p)));
   if ([...select.options].some((o) => o.value === kept)) select.value = kept;
+  const some = computers.length > 0;
+  show("h-level-field", some);
+  show("h-clang-field", some);
 }
 
 function describePlayers() {
-  const count = Number($("h-players").value);
-  const playing = view.colors.slice(0, count).map(colorName);
+  const count = Number($("h-players").value), computers = computerSeats();
+  const playing = view.colors.slice(0, count).map((color, seat) => setupName(seat, computers));
   const watching = view.taken.filter((s) => s >= count).map((s) => colorName(view.colors[s]));
   $("h-who").textContent = t("host.playing", { names: joinNames(playing) }) +
     (watching.length ? " " + t("host.watching", { names: joinNames(watching) }) : "");
@@ -441,6 +550,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("aloud").onclick = () => { clueAloud = true; render(); };
   $("typed").onclick = () => { clueAloud = false; render(); $("clue-text").focus(); };
   $("h-check").onclick = () => send("clue_check", { on: !view.clue_check });
+  $("h-pace").onclick = () => send("computer_pace", { fast: !view.fast_computers });
+  $("names-switch").onclick = () => {
+    namesOn = !namesOn;
+    if (namesOn) localStorage.setItem(NAMES_KEY, "1"); else localStorage.removeItem(NAMES_KEY);
+    render();
+  };
   $("pass").onclick = () => send("pass");
   $("next").onclick = () => send("next");
   $("new-game").onclick = () => { menuOpen = true; fillSetup(); render(); };
@@ -448,11 +563,14 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("show-target").onclick = () => { showTarget = !showTarget; render(); };
   $("menu").onclick = () => { menuOpen = !menuOpen; confirming = false; if (menuOpen) fillSetup(); render(); };
   $("menu-close").onclick = () => { closeSheets(); render(); };
-  $("h-players").onchange = () => { playersChosen = true; fillFirstGiver(); describePlayers(); };
+  $("h-players").onchange = () => { playersChosen = true; fillComputers(); render(); };
+  $("h-computers").onchange = $("h-level").onchange = () => { fillFirstGiver(); render(); };
+  $("h-clang").onchange = () => { computerLang = $("h-clang").value; };
   $("h-start").onclick = () => {
     const first = $("h-first").value;
     send("new_game", { players: Number($("h-players").value), variant: $("h-variant").value,
-                       first_giver: first === "" ? null : Number(first) });
+                       first_giver: first === "" ? null : Number(first), computers: Number($("h-computers").value),
+                       level: $("h-level").value, lang: $("h-clang").value });
     playersChosen = false;
     closeSheets();
   };
