@@ -554,7 +554,8 @@ def _differing(a: list[tuple], b: list[tuple]) -> str:
     for (seat, seen, action), (seat_b, seen_b, action_b) in zip(a, b):
         fields = [f.name for f in dataclasses.fields(seen) if getattr(seen, f.name) != getattr(seen_b, f.name)]
         if fields or (seat, action) != (seat_b, action_b):
-            return f"seat {seat} and {seat_b}, the state's {', '.join(fields) or 'nothing'}, moves {action} and {action_b}"
+            return (f"seat {seat} and {seat_b}, the state's {', '.join(fields) or 'nothing'}, "
+                    f"moves {action} and {action_b}")
     return f"{len(a)} moves and {len(b)}"
 
 
