@@ -27,7 +27,8 @@ from console.bots.knowledge import Concept, UnknownWord
 from console.game import rules
 from console.game.board import ALL_CELLS, COLS, ROWS, Cell
 from console.game.clue import LANGUAGES, check_clue
-from console.game.rules import Action, ChooseTarget, Clue, GameState, Place, SkipClue
+from console.game.rules import Action, ChooseTarget, Clue, GameState, NewGame, Next, Place, SkipClue
+from console.game.seating import without_secret
 
 FREE_TARGETS = 8  # cells a giver of the free variant weighs for its target, drawn from the seed
 SECOND_CANDIDATES = 6  # words of the target's shortlist a giver weighs for its second clue
@@ -48,6 +49,24 @@ def move(seen: GameState, seat: int, level: str, lang: str) -> Action | None:
     if phase == "clue2":
         return second_clue(player, seen, lang)
     return Place(guess(player, seen), seat)
+
+
+def game_alone(players: int, seed: int, level: str, lang: str, variant: str = "cards") -> list[Action]:
+    """The record of a whole game played by computer players in every seat: each guesser given the
+    state without the round's secret, the reveal moved on as soon as it is scored. The same
+    arguments always give the same game."""
+    computers = (rules.computer_entry(level, lang),) * players
+    actions: list[Action] = [NewGame(players, seed, seed % players, variant, computers=computers)]
+    game = rules.apply(None, actions[0])
+    while not rules.is_terminal(game):
+        seat = rules.current_player(game)
+        if seat is None:
+            action: Action = Next()
+        else:
+            action = move(game if seat == game.giver else without_secret(game), seat, level, lang)
+        actions.append(action)
+        game = rules.apply(game, action)
+    return actions
 
 
 # --- the guesser --------------------------------------------------------------------------------

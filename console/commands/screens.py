@@ -19,8 +19,8 @@ from console.game.rules import ChooseTarget, Clue, GameState, NewGame, Place
 from console.view.render import render
 from console.game.clue import check_clue
 from console.view.screens import CLUE_PAGE_S, clue_seconds
-from console.game.seating import PANEL, Seating
-from console.view.ui import REVEAL_POINTS_S, REVEAL_SCORES_S, SetupChoices, Ui
+from console.game.seating import PANEL, Seating, computer_holder
+from console.view.ui import HOST_MENU, REVEAL_POINTS_S, REVEAL_SCORES_S, SetupChoices, Ui
 from hal.frame import Frame
 from hal.picture import write_png
 
@@ -84,6 +84,12 @@ def _written_round() -> GameState:
     return state
 
 
+def _with_computers(state: GameState) -> GameState:
+    """`state` with its first and last seats computer players, as set-up puts them."""
+    computers = tuple("expert:en" if seat in (0, state.players - 1) else "" for seat in range(state.players))
+    return replace(state, computers=computers)
+
+
 def _tied() -> GameState:
     state = _scored()
     return replace(state, phase="choose_target", round=11, tied=(1, 3), scores=(12, 19, 15, 19, 8),
@@ -102,8 +108,12 @@ def scenes() -> Iterator[Scene]:
         None, Ui(screen="idle", last_winners=("green",)), 2.0)
     yield "setup", "set-up: the number of players", lambda: render(
         None, Ui(screen="setup", setup=SetupChoices(players=5)), 0.0)
+    yield "setup-bots", "set-up: two of the five players computer players (a white bar on their seats)", (
+        lambda: render(None, Ui(screen="setup", setup=SetupChoices(players=5, computers=2, item=1)), 0.0))
     yield "handoff", "hand-off: the panel says look away; A twice opens the secret choice", lambda: render(
         game, Ui(screen="handoff"), 0.3)
+    yield "handoff-bot", "a computer player chooses its target: nobody needs to look away", lambda: render(
+        _with_computers(game), Ui(screen="handoff", seating=Seating(secret=computer_holder(0))), 1.2)
     yield "secret", "the secret choice: the card's four colours on a dimmed board", lambda: render(
         game, Ui(screen="secret", card_choice=1, seating=Seating(secret=PANEL)), 0.3)
     yield "guessing", "guessing: pawns, the cursor in the guesser's colour, the loupe", lambda: render(
@@ -131,6 +141,8 @@ def scenes() -> Iterator[Scene]:
         _over(), Ui(screen="game_over"), 0.5)
     yield "host-menu", "the host menu (Start held 1.5 s during a game): continue, new, brightness, off", (
         lambda: render(guessing, Ui(screen="host", menu_item=1), 0.0))
+    yield "host-pace", "the host menu's pace of the computer players: CALM (a person's) or FAST", (
+        lambda: render(guessing, Ui(screen="host", menu_item=HOST_MENU.index("pace")), 0.0))
     yield "host-confirm", "a destructive choice asks first, NO chosen until changed", lambda: render(
         guessing, Ui(screen="confirm", menu_item=1), 0.0)
 

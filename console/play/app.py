@@ -88,10 +88,10 @@ class ConsoleApp:
         self._changed_by_itself_at = -1.0  # when the screen last changed with no press
         self.start_wait_s = START_WAIT_S  # how long `start` waits for the store's answers
         store.watch(events.wake)  # Redis gone or back, the journal's disk full: the loop looks at once
-        self.pictures = Pictures(self.panel.layout.width, self.panel.layout.height, self.answers)
+        self.computers = computers or Computers(events)  # the computer players' moves, worked out off this thread
+        self.pictures = Pictures(self.panel.layout.width, self.panel.layout.height, self.answers, self.computers)
         self.keeper.on_finished = self.pictures.game_ended
         self.publisher: Publisher | None = None  # who hears of each state and frame (the web companion's hub)
-        self.computers = computers or Computers(events)  # the computer players' moves, worked out off this thread
         self._published: tuple = (None, None)
         # The service's systemd notifier (READY, watchdog) and the clock since power-on: on the
         # box the first frame's time since boot is logged and kept for `diag`.

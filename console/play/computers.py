@@ -1,12 +1,13 @@
 """The computer players at the table: each holds its seat (`seating.computer_holder`) and acts
 through the same intents and handler as a person, on the app's queue.
 
-After each change the loop tells `Computers` the state (`consider`). When a computer player is
-to act, its move (`bots.player.move`) is worked out on a thread of its own, never the loop's: the
-knowledge loads the first time (seconds on a Pi Zero), and a decision takes milliseconds more.
-The move is done as a `Request` once it is ready and a person could have followed: `PACE_S`
-after the turn began (`FAST_PACE_S` when the host asked for quicker computers), and never while a
-written clue's words still fill the panel. A guesser is given the state without the round's
+After each change the loop tells `Computers` the state (`consider`). The knowledge loads on a
+thread of its own as soon as a game with computer players starts (seconds on a Pi Zero), and when
+a computer player is to act its move (`bots.player.move`) is worked out there too, never on the
+loop's thread: milliseconds.
+The move is done as `Request`s once it is ready and a person could have followed: `PACE_S` after
+the turn began (`FAST_PACE_S` when the host asked for quicker computers), a guesser's cursor on
+its cell half way there, and never while a written clue's words still fill the panel. A guesser is given the state without the round's
 secret (`seating.without_secret`); only the round's holder sees the target. A move worked out for
 a state that has since changed is dropped, and the new state considered.
 """
@@ -18,46 +19,54 @@ import math
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable
 
-from console.bots.player import move
 from console.game import rules
 from console.game.rules import GameState
 from console.game.seating import computer_holder, is_computer, without_secret
 from console.play import intents
 from console.play.intents import Intent, Player
 from console.play.ports import Chore, Request
+from console.view.timeline import Timeline, replay_timeline
 from console.view.ui import Ui
 
 log = logging.getLogger("hues-console")
 PACE_S = 2.0  # after its turn began, a computer player acts: time to see whose turn it is
 FAST_PACE_S = 0.6
 ACTING_SCREENS = ("handoff", "play")  # a menu, the resume question or set-up: the computers wait
+ALONE_PLAYERS, ALONE_SEED = 5, 1  # the game computer players play alone for the attract loop
 
 
 class Computers:
-    """The move being worked out or waiting for its time, for one state of the game."""
+    """The move being worked out, or its steps waiting for their time, for one state of the game."""
 
     def __init__(self, events: Any, thinker: Executor | None = None) -> None:
         self.events = events
         self.thinker = thinker or ThreadPoolExecutor(1, thread_name_prefix="computer-player")
         self._for: tuple = ()  # (game, secret holder, seat) the move is for; () for none
         self._turn_began = 0.0
-        self._ready: tuple[Player, tuple[Intent, ...]] | None = None
-        self._not_before = 0.0  # a written clue's words on the panel hold a guesser back until then
+        self._player: Player | None = None
+        self._steps: list[tuple[float, tuple[Intent, ...]]] = []  # (share of the pace, intents) still to do
+        self._knowing: set[str] = set()  # the levels whose knowledge was asked to load
 
     def consider(self, game: GameState | None, ui: Ui, now: float) -> None:
         """Start working out the move of the computer player whose turn it is in `game`, if one's
         is and it is not under way already."""
+        seated = map(game.computer, range(game.players)) if game is not None else ()
+        for level in {computer[0] for computer in seated if computer is not None}:
+            if level not in self._knowing:  # loaded as they sit, before their first turn (seconds on a Pi)
+                self._knowing.add(level)
+                self.thinker.submit(_know, level)
         seat = _computer_to_act(game, ui)
         key = () if seat is None else (game, ui.seating.secret, seat)
         if key == self._for:
             return
-        self._for, self._ready, self._turn_began = key, None, now
+        self._for, self._steps, self._turn_began = key, [], now
         if seat is None:
             return
-        self._not_before = ui.clue_ends() if ui.clue_screen else 0.0
+        if ui.clue_screen:  # a written clue's words fill the panel: its turn begins when they are read
+            self._turn_began = max(now, ui.clue_ends())
         level, lang = game.computer(seat)
         seen = game if ui.seating.holds_secret(computer_holder(seat)) else without_secret(game)
-        future = self.thinker.submit(move, seen, seat, level, lang)
+        future = self.thinker.submit(_think, seen, seat, level, lang)
         future.add_done_callback(lambda done: self.events.put(Chore(lambda store: self._arrived(key, done))))
 
     def _arrived(self, key: tuple, done: Future) -> None:
@@ -70,24 +79,56 @@ class Computers:
         action = done.result()
         if action is not None:
             seat = key[2]
-            self._ready = (Player(computer_holder(seat), seat), intents_of(action))
+            self._player, self._steps = Player(computer_holder(seat), seat), steps_of(action)
 
     def due(self, ui: Ui) -> float:
-        """When the move worked out is to be done; inf when none is ready."""
-        if self._ready is None:
+        """When the next step of the move worked out is to be done; inf when none is ready."""
+        if not self._steps:
             return math.inf
-        return max(self._turn_began + (FAST_PACE_S if ui.fast_computers else PACE_S), self._not_before)
+        pace = FAST_PACE_S if ui.fast_computers else PACE_S
+        return self._turn_began + self._steps[0][0] * pace
 
     def take(self, ui: Ui, now: float) -> list[Request]:
-        """The requests of the move due by `now` (once: then none until the next turn)."""
-        if now < self.due(ui):
-            return []
-        player, wanted = self._ready
-        self._ready = None
-        return [Request(player, intent, _refused(intent)) for intent in wanted]
+        """The requests of the steps due by `now` (each once)."""
+        requests = []
+        while self._steps and now >= self.due(ui):
+            _, wanted = self._steps.pop(0)
+            requests += [Request(self._player, intent, _refused(intent)) for intent in wanted]
+        return requests
+
+    def game_alone(self, lang: str, handler: Callable[[Timeline], None]) -> None:
+        """Play a game of computer players alone on their thread (the idle board's attract loop
+        when no game has ended on the box yet); `handler(its reveals)` runs in the loop's thread."""
+        future = self.thinker.submit(_alone, lang)
+        future.add_done_callback(lambda done: self.events.put(Chore(lambda store: _handed(done, handler))))
 
     def close(self) -> None:
         self.thinker.shutdown(wait=False, cancel_futures=True)
+
+
+# The computer players' modules are imported on their thread, the first time a game has them: the
+# board's colours in OKLab and the knowledge are theirs, and a console without computer players
+# never pays for them at its start.
+def _know(level: str) -> None:
+    from console.bots.aim import aim
+    aim(level)
+
+
+def _think(seen: GameState, seat: int, level: str, lang: str) -> rules.Action | None:
+    from console.bots.player import move
+    return move(seen, seat, level, lang)
+
+
+def _alone(lang: str) -> Timeline:
+    from console.bots.player import game_alone
+    return replay_timeline(game_alone(ALONE_PLAYERS, ALONE_SEED, "expert", lang)).reveals()
+
+
+def _handed(done: Future, handler: Callable[[Timeline], None]) -> None:
+    if not done.cancelled() and done.exception() is None:
+        handler(done.result())
+    elif not done.cancelled():
+        log.error("the computer players' game could not be played: %s", done.exception())
 
 
 def _computer_to_act(game: GameState | None, ui: Ui) -> int | None:
@@ -102,15 +143,17 @@ def _computer_to_act(game: GameState | None, ui: Ui) -> int | None:
     return seat
 
 
-def intents_of(action: rules.Action) -> tuple[Intent, ...]:
-    """The intents a computer player makes for a move: a placed pawn also stands at once."""
+def steps_of(action: rules.Action) -> list[tuple[float, tuple[Intent, ...]]]:
+    """The intents a computer player makes for a move, each with the share of the pace after
+    which it comes: a guesser points at its cell half way (the table sees where it is going),
+    then places its pawn, which stands at once."""
     if isinstance(action, rules.ChooseTarget):
-        return (intents.ChooseTarget(action.cell),)
+        return [(1.0, (intents.ChooseTarget(action.cell),))]
     if isinstance(action, rules.Clue):
-        return (intents.GiveClue(" ".join(action.words), action.lang),)
+        return [(1.0, (intents.GiveClue(" ".join(action.words), action.lang),))]
     if isinstance(action, rules.SkipClue):
-        return (intents.Pass(),)
-    return (intents.Place(action.cell), intents.Confirm())
+        return [(1.0, (intents.Pass(),))]
+    return [(0.5, (intents.PointAt(action.cell),)), (1.0, (intents.Place(action.cell), intents.Confirm()))]
 
 
 def _refused(intent: Intent) -> Callable[[rules.RuleError | None], None]:

@@ -7,7 +7,8 @@ one drawn straight after another. So the frames come from a `Reel` drawn while n
 states nor the attract loop change: one frame after a change (a press costs no frames drawn for
 nothing), then twice as many each time the states outlast the reel, up to REEL_MOST, and a
 wake-up only looks its frame up. The attract loop's record is asked of the store when the idle
-board first wants it, never at start or as a game ends.
+board first wants it, never at start or as a game ends; when the box has no game to show (a fresh
+box), the computer players play one alone.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import math
 
 from console.game.rules import GameState
 from console.play.answers import StoreAnswers, last_reveals
+from console.play.computers import Computers
 from console.view.moment import Reel
 from console.view.render import render_timed
 from console.view.timeline import ATTRACT_AFTER_S, Timeline, attract_timed
@@ -28,11 +30,12 @@ REEL_MOST = 16  # frames drawn ahead at most: 5.3 s of the guessing screen's bli
 class Pictures:
     """The frames for one panel size, and the last finished game's reveals for the attract loop."""
 
-    def __init__(self, width: int, height: int, answers: StoreAnswers) -> None:
+    def __init__(self, width: int, height: int, answers: StoreAnswers, computers: Computers) -> None:
         self.width, self.height = width, height
-        self.answers = answers
+        self.answers, self.computers = answers, computers
         self.attract: Timeline | None = None  # the last finished game's reveals, for the idle board
         self.attract_due = True  # read them when the idle board first wants them
+        self._asked_computers = False  # for a game of their own, when no game has ended on the box
         self._drawn: tuple | None = None  # (game, ui, idle since, attract, Reel): what was drawn from what
 
     def game_ended(self) -> None:
@@ -53,7 +56,8 @@ class Pictures:
         if idle_since is not None and self.attract_due:
             if now - idle_since >= ATTRACT_AFTER_S:
                 self.attract_due = False
-                self.answers.ask("attract", last_reveals, self._got_reveals)  # its answer wakes the loop
+                lang = ui.setup.lang  # a game of computer players is played in the set-up's language
+                self.answers.ask("attract", last_reveals, lambda reveals: self._got_reveals(reveals, lang))
             else:
                 end = idle_since + ATTRACT_AFTER_S
         attract, width, height = self.attract, self.width, self.height  # a store that answers at once has answered
@@ -71,6 +75,13 @@ class Pictures:
         self._drawn = (game, ui, idle_since, attract, reel)
         return reel.pictures[0], reel.untils[0]
 
-    def _got_reveals(self, reveals: Timeline | None) -> None:
-        if not self.attract_due:  # else a game ended since it was asked: that one's come next
-            self.attract = reveals
+    def _got_reveals(self, reveals: Timeline | None, lang: str) -> None:
+        """The last game's reveals; when the box has none to show, a game the computer players
+        play alone (worked out on their thread), once."""
+        if self.attract_due:  # a game ended since it was asked: that one's come next
+            return
+        if reveals is None and not self._asked_computers:
+            self._asked_computers = True
+            self.computers.game_alone(lang, lambda alone: self._got_reveals(alone, lang))
+            return
+        self.attract = reveals

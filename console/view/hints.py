@@ -142,8 +142,16 @@ def _play_hint(state: GameState, ui: Ui, giver: str) -> str:
         placed = f"{player_name(state, ui.pending.player)} placed a pawn on {ui.pending.cell} (B takes it back); "
         if phase == "round_over":
             return f"{placed}any other button reveals the target"
+    turn = current_player(state)
+    if turn is not None and is_computer(ui.seating.holder(turn)):
+        doing = {"clue1": "thinks of a clue", "clue2": "thinks of a second clue, or to pass"}.get(
+            phase, f"places its {'first' if phase == 'guess1' else 'second'} pawn")
+        return f"{placed}{player_name(state, turn)} {doing}{_clues(state)}"
     if phase == "clue1":
-        return f"{giver}: give your first clue, one word, then press A"
+        deaf = any(state.computer(seat) for seat in range(state.players) if seat != state.giver)
+        return (f"{giver}: give your first clue, one word, then press A" +
+                (" (the computer players read only a clue typed on a phone: a spoken one, they guess "
+                 "from the pawns)" if deaf else ""))
     if phase == "clue2":
         pick = "CLUE (C)" if ui.choice == 0 else "PASS (P)"
         return (f"{placed}{giver}: give a second clue of up to two words, or pass ({pick} chosen, A "

@@ -128,8 +128,8 @@ def setup(frame: Frame, state: GameState | None, ui: Ui, at: Moment) -> None:
         computers = ui.seating.computer_seats(s.players, s.computers)
         for i, color in enumerate(ui.colors[: s.players]):
             swatch(frame, x + 3 * i, 12, 2, 2, color)
-            if i in computers:  # a white dot over a computer player's seat
-                frame.set(x + 3 * i, 10, WHITE)
+            if i in computers:  # a white bar on a computer player's seat
+                fill_rect(frame, x + 3 * i, 11, 2, 1, WHITE)
     elif item == "level":
         centred_text(frame, 7, _LEVEL_WORDS[s.level], WHITE)
     elif item == "lang":

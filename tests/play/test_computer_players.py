@@ -9,6 +9,8 @@ The record the store keeps replays to the game the console reached.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -17,14 +19,16 @@ from console.commands.wiring import build_output
 from console.config.loader import load_config
 from console.game import rules
 from console.game.clue import LANGUAGES, check_clue
-from console.game.record import action_from_json
+from console.game.record import action_from_json, action_to_json
 from console.game.seating import PANEL, computer_holder, is_computer
 from console.play import intents
 from console.play.app import ConsoleApp
 from console.play.computers import FAST_PACE_S, PACE_S, Computers
+from console.play.keeper import SECRET_SETTING
 from console.play.ports import Request
 from console.store.games import GameStore
-from hal.inputs.events import EventQueue
+from console.view.hints import describe
+from hal.inputs.events import PRESS, EventQueue, InputEvent
 from tests.fakes import InlineThinker
 
 STEP_S = 0.05
@@ -32,11 +36,11 @@ STEP_S = 0.05
 PERSON_CLUES = ("banana", "sky")
 
 
-def make_app(tmp_path):
+def make_app(tmp_path, store=None):
     config = load_config(None, environ={}, etc_path=str(tmp_path / "none.yaml"))
     stage, driver = build_output(config, "sim-headless")
     events = EventQueue()
-    store = GameStore("memory://")
+    store = store or GameStore("memory://")
     app = ConsoleApp(stage, driver, events, [], store, colors=config.players.colors, rng=random.Random(3),
                      computers=Computers(events, InlineThinker()))
     return app, store
@@ -127,3 +131,69 @@ def test_a_computer_player_acts_at_a_persons_pace_and_quicker_when_the_host_asks
     app.tick(PACE_S + 0.02)
     assert app.ui.fast_computers
     assert app.computers.due(app.ui) == pytest.approx(PACE_S + FAST_PACE_S)
+
+
+def test_a_computer_guesser_points_at_its_cell_half_way_then_places_its_pawn_which_stands(tmp_path):
+    app, _ = make_app(tmp_path)
+    app.start(0.0)
+    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 0, 2, "expert", "en")))
+    app.tick(0.0)
+    app.events.put(Request(intents.joystick(0), intents.ChooseTarget(app.game.card_cells[0])))
+    app.tick(0.1)
+    app.events.put(Request(intents.joystick(0), intents.GiveClue("banana", "en")))
+    app.tick(0.2)
+    assert app.game.phase == "guess1" and rules.current_player(app.game) == 1
+    start = app.ui.clue_ends()  # the clue's words fill the panel until then: its turn begins after them
+    cursor = app.ui.cursor
+    app.tick(start + PACE_S / 2 - 0.01)
+    assert app.game.pawns == () and app.ui.cursor == cursor
+    app.tick(start + PACE_S / 2)
+    assert app.game.pawns == () and app.ui.cursor != cursor  # it points at its cell first
+    pointed = app.ui.cursor
+    app.tick(start + PACE_S)
+    assert [pawn.cell for pawn in app.game.pawns] == [pointed]
+    assert app.game.pawns[0].player == 1 and app.ui.pending is None  # it stands: the next player may act
+
+
+def test_a_game_with_computer_players_resumed_after_a_restart_goes_on_with_them(tmp_path):
+    """The record names the computer players: a console started on it seats them again, the
+    round's secret bound to the computer giver it was dealt to, and they play on."""
+    store = GameStore("memory://")
+    computers = ("", "child:es", "child:es")
+    store.start_game(action_to_json(rules.NewGame(3, seed=4, first_giver=1, computers=computers)))
+    store.set_setting(SECRET_SETTING, [[[4, 1, 0, 1], computer_holder(1)]])
+    app, _ = make_app(tmp_path, store)
+    app.start(0.0)
+    app.tick(0.0)
+    assert app.ui.screen == "resume" and app.game.computers == computers
+    assert app.ui.seating.holder(1) == computer_holder(1) and app.ui.seating.secret == computer_holder(1)
+    app.tick(10.0)
+    assert app.game.phase == "choose_target"  # the resume question is the person's to answer first
+    app.events.put(InputEvent("a", PRESS, 10.0))  # resume
+    app.tick(10.0)
+    assert app.ui.screen == "handoff"
+    app.tick(10.1)
+    app.tick(10.0 + PACE_S)
+    assert app.game.phase == "clue1"  # the computer giver chose its target, and goes on
+
+
+def test_a_console_without_computer_players_never_loads_them():
+    """Start-up to the first frame stays where it was: the computer players' modules (the board in
+    OKLab, the knowledge) load on their own thread when a game first has them."""
+    loaded = subprocess.run([sys.executable, "-c", "import sys, console.commands.main, console.play.app, "
+                             "console.web.companion; print(sorted(m for m in sys.modules if m.startswith('console.bots')))"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"
+
+
+def test_the_panels_words_say_what_a_computer_player_does_and_what_a_spoken_clue_means_to_it(tmp_path):
+    app, _ = make_app(tmp_path)
+    app.start(0.0)
+    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 0, 2, "expert", "en")))
+    app.tick(0.0)
+    app.events.put(Request(intents.joystick(0), intents.ChooseTarget(app.game.card_cells[0])))
+    app.tick(0.1)
+    assert "computer players read only a clue typed on a phone" in describe(app.game, app.ui)
+    app.events.put(Request(intents.joystick(0), intents.GiveClue("banana", "en")))
+    app.tick(0.2)
+    assert describe(app.game, app.ui).startswith("Orange (computer) places its first pawn")

@@ -13,6 +13,7 @@ from console.commands.wiring import build_app, build_io
 from console.config.loader import load_config
 from console.game.record import action_to_json
 from console.play.app import ConsoleApp
+from console.play.computers import Computers
 from console.store.games import GameStore
 from console.view import font
 from console.view.render import ROOM_CODE_Y, render, render_timed
@@ -21,6 +22,7 @@ from console.view.timeline import ATTRACT_AFTER_S, attract_frame, replay_timelin
 from console.view.ui import Ui
 from hal.inputs.events import PRESS, InputEvent
 from hal.inputs.script import parse_script
+from tests.fakes import InlineThinker
 from tests.scripting import plan_game
 from tests.play.test_whole_games import first_card_cell, near_guesser
 
@@ -49,7 +51,8 @@ def stored(record, final) -> GameStore:
 
 def console(config, store) -> ConsoleApp:
     stage, driver, events, sources = build_io(config, "sim-headless", lambda queue: [])
-    return ConsoleApp(stage, driver, events, sources, store, colors=config.players.colors)
+    return ConsoleApp(stage, driver, events, sources, store, colors=config.players.colors,
+                      computers=Computers(events, InlineThinker()))
 
 
 def test_the_idle_board_plays_the_last_games_reveals_then_breathes_again(config, game):
@@ -125,7 +128,7 @@ def test_a_game_finished_on_the_console_becomes_the_attract_loop(config, game):
     assert app.pictures.attract == replay_timeline(record).reveals()
 
 
-def test_a_stored_game_that_cannot_be_replayed_means_no_attract_loop(config, game, caplog):
+def test_a_stored_game_that_cannot_be_replayed_gives_way_to_a_game_of_computer_players(config, game, caplog):
     _, final, record = game
     store = stored(record[:1] + record[2:], final)  # a choose_target missing: the clue is illegal
     app = console(config, store)
@@ -133,14 +136,28 @@ def test_a_stored_game_that_cannot_be_replayed_means_no_attract_loop(config, gam
     app.tick(ATTRACT_AFTER_S + 5)  # the record is read when the loop is first due
     assert app.pictures.attract is None and "no attract loop" in caplog.text
     assert app.driver.last_frame == render(None, app.ui, ATTRACT_AFTER_S + 5)
+    app.tick(ATTRACT_AFTER_S + 6)  # nothing to show: the computer players play a game of their own instead
+    assert computers_alone(app.pictures.attract)
 
 
-def test_without_a_store_the_idle_board_only_breathes(config):
+def computers_alone(reveals) -> bool:
+    """Whether `reveals` are of a game every seat of which a computer player played."""
+    if reveals is None:
+        return False
+    state = reveals.scenes[0].game
+    return all(state.computer(seat) for seat in range(state.players))
+
+
+def test_with_no_game_ended_on_the_box_the_idle_board_plays_a_game_of_computer_players(config):
     app = console(config, GameStore("memory://"))
     app.start(0.0)
     assert app.pictures.attract is None
     app.tick(ATTRACT_AFTER_S + 5)
     assert app.driver.last_frame == render(None, Ui(since=0.0, brightness=app.ui.brightness), ATTRACT_AFTER_S + 5)
+    app.tick(ATTRACT_AFTER_S + 6)  # their game, worked out on their thread, wakes the loop
+    assert computers_alone(app.pictures.attract)
+    app.tick(ATTRACT_AFTER_S + 7)
+    assert app.driver.last_frame != render(None, Ui(since=0.0, brightness=app.ui.brightness), ATTRACT_AFTER_S + 7)
 
 
 def test_the_loop_plays_the_game_over_calmly_and_the_replay_with_the_cheer(game):
