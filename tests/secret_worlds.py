@@ -133,7 +133,8 @@ class Move(NamedTuple):
 
 
 class TwinThinker(InlineThinker):
-    """A world's computer players' thinker: each move at once (the tick that asks for it), written
+    """A world's computer players' thinker: each piece of work at once (the tick that asks for it);
+    a move (asked with the state the computer is given, its seat, level and language) written
     down in `moves`. `spoken` is shared by the worlds: the first writes its givers' clues and
     passes there by public state and seat; in the `second`, a giver's clue or pass is the
     first's in the same public state, when it spoke in one (else its own, which then shows)."""
@@ -141,9 +142,13 @@ class TwinThinker(InlineThinker):
     def __init__(self, moves: list[Move], spoken: dict, second: bool) -> None:
         self.moves, self.spoken, self.second = moves, spoken, second
 
-    def submit(self, fn, /, seen, seat, *args) -> Future:
+    def submit(self, fn, /, *args) -> Future:
+        if not (args and isinstance(args[0], rules.GameState)):  # the knowledge loading, a game alone
+            return super().submit(fn, *args)
+        seen, seat = args[:2]
+
         def thought():
-            action = fn(seen, seat, *args)
+            action = fn(*args)
             if isinstance(action, (rules.Clue, rules.SkipClue)):
                 key = (seat, seen.round, seen.tied, seen.phase, seen.pawns, seen.clues, seen.scores)  # all public
                 if not self.second:
