@@ -1,4 +1,5 @@
-"""A computer player's moves (bots/player.py) over games drawn by hypothesis: a guesser's pawn
+"""A computer player's moves (bots/player.py) over games drawn by hypothesis (the situations its
+docstring names, one example each, are tests/bots/test_player_moves.py): a guesser's pawn
 depends on nothing of the round's secret, never lands on a pawn and is the same every time; the
 giver's first clue passes the clue check for every cell at both levels in every language (all
 of them: 480 x 2 x 6, seconds), its second clue passes the check for a second clue, and it
