@@ -14,6 +14,13 @@ Every message a step causes is collected before the next step: one phone sends a
 each phone is then sent a line that is not JSON, whose refusal comes after everything queued for
 it before (the server handles a connection's messages in order, and the hub's wake-ups for a
 tick are queued before the tick returns).
+
+Computer players sit where a game names them and think at once, in the loop's thread
+(`TwinThinker`, so the worlds stay in lockstep on the virtual clock). Each move worked out is
+written down, with the state the computer was given, for the machine to compare the guessers'.
+A computer giver's words are the one thing of the secret a giver shares on purpose: as a phone
+giver types the same text in both worlds, world b's computer giver says what world a's said in
+the same public state (its own target chosen from its own card all the same).
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ import json
 import math
 import random
 import socket
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, NamedTuple
 
 import fakeredis
 from websockets.sync.client import ClientConnection, connect
@@ -32,6 +40,7 @@ from console.commands.wiring import attach_web, build_io
 from console.game import rules
 from console.game.board import ALL_CELLS
 from console.play.app import ConsoleApp
+from console.play.computers import Computers
 from console.store.games import GameStore
 from console.store.writer import STORED_BYTES
 from console.web.limits import LIMITS
@@ -39,6 +48,7 @@ from console.web.pacing import DevicePacers
 from console.web.panel import PanelStream
 from console.web.views import public_view
 from hal.inputs.events import PRESS, RELEASE, InputEvent
+from tests.fakes import InlineThinker
 from tests.gameplay import play_quiet_rounds, play_round
 from tests.phones import web_config
 
@@ -114,13 +124,53 @@ class Phone:
         self.ws.close()
 
 
-class World:
-    """One console; `restart()` makes a new one on the same store (the phones must reconnect)."""
+class Move(NamedTuple):
+    """A computer player's move as worked out: its seat, the state it was given, its action."""
 
-    def __init__(self, name: str, deck_seed: int) -> None:
+    seat: int
+    seen: rules.GameState
+    action: rules.Action | None
+
+
+class TwinThinker(InlineThinker):
+    """A world's computer players' thinker: each piece of work at once (the tick that asks for it);
+    a move (asked with the state the computer is given, its seat, level and language) written
+    down in `moves`. `spoken` is shared by the worlds: the first writes its givers' clues and
+    passes there by public state and seat; in the `second`, a giver's clue or pass is the
+    first's in the same public state, when it spoke in one (else its own, which then shows)."""
+
+    def __init__(self, moves: list[Move], spoken: dict, second: bool) -> None:
+        self.moves, self.spoken, self.second = moves, spoken, second
+
+    def submit(self, fn, /, *args) -> Future:
+        if not (args and isinstance(args[0], rules.GameState)):  # the knowledge loading, a game alone
+            return super().submit(fn, *args)
+        seen, seat = args[:2]
+
+        def thought():
+            action = fn(*args)
+            if isinstance(action, (rules.Clue, rules.SkipClue)):
+                key = (seat, seen.round, seen.tied, seen.phase, seen.pawns, seen.clues, seen.scores)  # all public
+                if not self.second:
+                    self.spoken[key] = action
+                action = self.spoken.get(key, action)
+            self.moves.append(Move(seat, seen, action))
+            return action
+
+        return super().submit(thought)
+
+
+class World:
+    """One console; `restart()` makes a new one on the same store (the phones must reconnect).
+    The second world is given the first's `spoken` (see `TwinThinker`)."""
+
+    def __init__(self, name: str, deck_seed: int, spoken: dict | None = None) -> None:
         self.name, self.server, self.rng = name, fakeredis.FakeServer(), TwinRandom(deck_seed)
         self.app: ConsoleApp | None = None
         self.frames: list = []  # what /panel streamed at each tick of the step
+        self.moves: list[Move] = []  # the computer players' moves worked out at each tick of the step
+        self.spoken = {} if spoken is None else spoken  # the first world's givers' clues (shared)
+        self.second = spoken is not None
 
     def start(self, now: float) -> None:
         config = CONFIG
@@ -128,7 +178,9 @@ class World:
             server=self.server, decode_responses=True, encoding_errors=STORED_BYTES))
         stage, driver, events, sources = build_io(config, "sim-headless", lambda events: [])
         self.now = now
-        self.app = ConsoleApp(stage, driver, events, sources, store, colors=config.players.colors, rng=self.rng)
+        thinker = TwinThinker(self.moves, self.spoken, self.second)
+        self.app = ConsoleApp(stage, driver, events, sources, store, colors=config.players.colors, rng=self.rng,
+                              computers=Computers(events, thinker))
         self.web = attach_web(config, self.app, limits=UNHURRIED)
         self.app.room_codes = lambda: "ACEF"  # the same code in both worlds (it is not the secret)
         clock = self.web.room.clock = FastClock()

@@ -168,9 +168,9 @@ def redeal(game: GameState | None, seating: Seating) -> tuple[GameState, Seating
 
 def without_secret(game: GameState) -> GameState:
     """`game` as a player who does not hold the round's secret may know it: the target only once
-    the round is scored, and neither the card nor the deck (the cards to come). What a computer
-    guesser is given to decide on."""
-    return replace(game, target=game.target_revealed, card=None, deck=(), discards=())
+    the round is scored, and neither the card nor the deck (the cards to come), nor the seed that
+    shuffles it (which gives both). What a computer guesser is given to decide on."""
+    return replace(game, target=game.target_revealed, card=None, deck=(), discards=(), seed=0)
 
 
 def deal_key(game: GameState) -> list:
