@@ -131,6 +131,12 @@ class _Known:
     syllable_words: bool
 
 
+def prepare(lang: str) -> None:
+    """Read `lang`'s word lists now, where waiting is harmless: the first check in a language
+    otherwise reads them (Vietnamese's lexicon: 0.13 s here)."""
+    _known(lang)
+
+
 @cache
 def _known(lang: str) -> _Known:
     words = word_list(lang)

@@ -20,6 +20,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, Callable
 
 from console.game import rules
+from console.game.clue import prepare
 from console.game.rules import GameState
 from console.game.seating import computer_holder, is_computer, without_secret
 from console.play import intents
@@ -45,16 +46,16 @@ class Computers:
         self._turn_began = 0.0
         self._player: Player | None = None
         self._steps: list[tuple[float, tuple[Intent, ...]]] = []  # (share of the pace, intents) still to do
-        self._knowing: set[str] = set()  # the levels whose knowledge was asked to load
+        self._knowing: set[tuple[str, str]] = set()  # the (level, language)s whose knowledge was asked to load
 
     def consider(self, game: GameState | None, ui: Ui, now: float) -> None:
         """Start working out the move of the computer player whose turn it is in `game`, if one's
         is and it is not under way already."""
         seated = map(game.computer, range(game.players)) if game is not None else ()
-        for level in {computer[0] for computer in seated if computer is not None}:
-            if level not in self._knowing:  # loaded as they sit, before their first turn (seconds on a Pi)
-                self._knowing.add(level)
-                self.thinker.submit(_know, level)
+        for computer in {computer for computer in seated if computer is not None}:
+            if computer not in self._knowing:  # loaded as they sit, before their first turn (seconds on a Pi)
+                self._knowing.add(computer)
+                self.thinker.submit(_know, *computer)
         seat = _computer_to_act(game, ui)
         key = () if seat is None else (game, ui.seating.secret, seat)
         if key == self._for:
@@ -109,9 +110,10 @@ class Computers:
 # The computer players' modules are imported on their thread, the first time a game has them: the
 # board's colours in OKLab and the knowledge are theirs, and a console without computer players
 # never pays for them at its start.
-def _know(level: str) -> None:
+def _know(level: str, lang: str) -> None:
     from console.bots.aim import aim
     aim(level)
+    prepare(lang)  # the clue check's word lists in the language they write in
 
 
 def _think(seen: GameState, seat: int, level: str, lang: str) -> rules.Action | None:
@@ -138,8 +140,8 @@ def _computer_to_act(game: GameState | None, ui: Ui) -> int | None:
     seat = rules.current_player(game)
     if seat is None or not is_computer(ui.seating.holder(seat)):
         return None
-    if game.phase == "choose_target" and not ui.seating.holds_secret(computer_holder(seat)):
-        return None  # a round dealt to someone else: redealt as the seat changed hands
+    if seat == game.giver and not ui.seating.holds_secret(computer_holder(seat)):
+        return None  # a round dealt to someone else (redealt as the seat changes hands), or its binding lost
     return seat
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from console.game.board import parse_cell
-from console.web.colour_names import cell_colour_names
+from console.bots.names import cell_colour_names
 from tests.phone_pages import AXE, AXE_HINT, axe_problems, new_round, open_phone, small_targets, wait_line
 from tests.phones import PhoneTable
 

@@ -26,8 +26,9 @@ from console.play import intents
 from console.play.intents import Player
 from console.play.table import act
 from console.view.ui import Ui
+from console.bots.names import CHILD_MARGIN, cell_colour_names
 from console.web import colour_names
-from console.web.colour_names import CHILD_MARGIN, ColourNames, cell_colour_names
+from console.web.colour_names import ColourNames
 from console.web.messages import MessageError, parse_message
 from console.web.views import ViewTexts, seat_view
 from tests.phones import PhoneTable

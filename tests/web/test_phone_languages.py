@@ -13,7 +13,7 @@ from console.game.clue import MAX_CLUE_CHARS, word_list
 from console.game.clue_text import SHOWN_CHARS
 from console.web.phones import LANGUAGES
 from tests import browser as browsers
-from console.web.colour_names import cell_colour_names
+from console.bots.names import cell_colour_names
 from tests.phone_pages import axe_problems, open_phone, wait_line
 from tests.phones import PhoneTable
 from tests.web.test_web_layout import OVERFLOW
