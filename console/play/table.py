@@ -20,7 +20,7 @@ from typing import NamedTuple
 from console.game import clue as clue_rules, rules
 from console.game.clue_text import display_word, typed_words
 from console.game.rules import Action, GameState, Pawn
-from console.game.seating import PANEL, dealt, redeal, seat_computers
+from console.game.seating import PANEL, dealt, is_computer, redeal, seat_computers
 from console.play import intents
 from console.play.intents import Intent, Player, Refusal
 from console.view import screens
@@ -205,6 +205,8 @@ def _seated(game: GameState | None, ui: Ui, player: Player, intent: Intent):
         playing = None if game is None or rules.is_terminal(game) else game.players
         return seating.take(intent.seat, player.holder, colors, playing)
     if isinstance(intent, intents.HandOver):
+        if is_computer(seating.holder(intent.seat)):
+            raise Refusal("computer_seat", "a computer player holds that seat for this game")
         return seating.hand_over(intent.seat, colors)
     if player.seat is None or seating.holder(player.seat) != player.holder:
         raise Refusal("no_seat", "this phone has no seat to leave")

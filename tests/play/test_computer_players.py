@@ -197,3 +197,14 @@ def test_the_panels_words_say_what_a_computer_player_does_and_what_a_spoken_clue
     app.events.put(Request(intents.joystick(0), intents.GiveClue("banana", "en")))
     app.tick(0.2)
     assert describe(app.game, app.ui).startswith("Orange (computer) places its first pawn")
+
+
+def test_the_host_cannot_hand_a_computer_players_seat_to_a_phone(tmp_path):
+    app, _ = make_app(tmp_path)
+    app.start(0.0)
+    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 0, 2, "expert", "en")))
+    app.tick(0.0)
+    refused = []
+    app.events.put(Request(intents.joystick(), intents.HandOver(2), refused.append))
+    app.tick(0.1)
+    assert [why.key for why in refused] == ["computer_seat"] and app.ui.seating.holder(2) == computer_holder(2)
