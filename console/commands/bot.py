@@ -1,18 +1,27 @@
-"""`hues-console bot guess|clue`: what a computer player would do on an empty board, for checks
-from outside (people's own guesses, a list of words to pick a clue from).
+"""`hues-console bot guess|clue|play`: what a computer player would do on an empty board, for checks
+from outside (people's own guesses, a list of words to pick a clue from), and a whole game of them.
 
 `guess` prints the cells a computer guesser would choose for a clue, best first, one a line;
 `clue` prints the word a computer giver would say for a target cell, from a file's words (one a
-line) or from everything it knows but colour names, which the rules forbid.
+line) or from everything it knows but colour names, which the rules forbid. `play` plays a game
+of computer players only, a line per round, and can write its record for `replay`.
 """
 
 from __future__ import annotations
 
+from typing import Callable, Iterator
+
 from console.bots.aim import aim
 from console.bots.knowledge import UnknownWord
-from console.commands.common import UsageError, read_text
+from console.bots.player import move
+from console.commands.common import UsageError, read_text, write_output
+from console.game import rules
 from console.game.board import ALL_CELLS, RuleError, parse_cell
+from console.game.record import dumps_record
+from console.game.rules import Action, Clue, GameState, NewGame
+from console.game.seating import without_secret
 
+MAX_SEED = 2**31 - 1  # the console's own games draw their seeds below 2**31 (play.table)
 WORDS_FILE_LIMIT = 1 << 20  # a word list of a megabyte is tens of thousands of words
 MAX_CLUE_TOKENS = 8  # two words, a Vietnamese word being up to four syllables
 
@@ -55,3 +64,61 @@ def clue_main(lang: str, level: str, words_file: str | None, cell: str) -> int:
     best = player.clue([player.knowledge.by_id[cid] for cid in said], target)
     print(said[best.id])
     return 0
+
+
+Mover = Callable[[GameState, int, str, str], Action | None]
+
+
+def computer_game(new_game: NewGame, mover: Mover = move) -> Iterator[tuple[Action, GameState]]:
+    """Each action of a game whose every seat is a computer player, with the state it makes, from
+    `new_game` to the game's end: `rules.apply` folded over the players' moves (`mover`, the
+    in-game players' own), a guesser given the state without the round's secret as at the
+    table, and the reveal's `Next` done as the table would."""
+    state = rules.apply(None, new_game)
+    yield new_game, state
+    while not rules.is_terminal(state):
+        if state.phase == "round_over":
+            action: Action | None = rules.Next()
+        else:
+            seat = rules.current_player(state)
+            level, lang = state.computer(seat)
+            action = mover(state if seat == state.giver else without_secret(state), seat, level, lang)
+        state = rules.apply(state, action)
+        yield action, state
+
+
+def play_main(players: int, seed: int, level: str, lang: str, variant: str, record_path: str | None) -> int:
+    if not rules.MIN_PLAYERS <= players <= rules.MAX_PLAYERS:
+        raise UsageError(f"bot play: --players must be from {rules.MIN_PLAYERS} to {rules.MAX_PLAYERS}, not {players}")
+    if not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"bot play: --seed must be from 0 to {MAX_SEED}, not {seed}")
+    if record_path == "-":
+        raise UsageError("bot play: --record needs a file (the rounds go to standard output)")
+    new_game = NewGame(players, seed=seed, first_giver=seed % players, variant=variant,
+                       computers=(rules.computer_entry(level, lang),) * players)
+    actions, lines = [], [f"{players} computer players ({level}, {lang}), {variant} variant, seed {seed}"]
+    state = None
+    for action, state in computer_game(new_game):
+        actions.append(action)
+        if state.phase == "round_over" and not isinstance(action, rules.Next):
+            lines.append(round_line(state))
+    if record_path is not None:  # written before anything is said: a path it cannot write is the one line
+        write_output(record_path, dumps_record(actions))
+    lines.append("scores: " + ", ".join(f"{color} {score}" for color, score in zip(state.colors, state.scores)))
+    winners = [state.colors[seat] for seat in state.winners]
+    lines.append(("winners: " if len(winners) > 1 else "winner: ") + ", ".join(winners))
+    print("\n".join(lines))
+    return 0
+
+
+def round_line(state: GameState) -> str:
+    """A scored round in one line: its giver, clues, target and each player's points."""
+    kind = f"round {state.round} (tie-break)" if state.tiebreak else f"round {state.round}"
+    clues = [_clue_text(clue) for clue in state.clues]
+    said = clues[0] + (f", then {clues[1]}" if len(clues) > 1 else ", then passes")
+    points = ", ".join(f"{color} {p}" for color, p in zip(state.colors, state.last_round_points))
+    return f"{kind}: {state.colors[state.giver]} gives {said}; target {state.target}; points {points}"
+
+
+def _clue_text(clue: Clue) -> str:
+    return f"\"{' '.join(clue.words)}\"" if clue.written else "a clue aloud"

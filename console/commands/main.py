@@ -18,6 +18,7 @@ from console.commands.streams import (OutputError, hold_closed_descriptors, reop
                                      settle)
 from console.game.clue import LANGUAGES
 from console.game.record import RecordError
+from console.game.rules import VARIANTS
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from console.commands.records import replay_main
@@ -128,6 +129,14 @@ def cmd_bot_clue(args: argparse.Namespace) -> int:
     from console.commands.bot import clue_main
 
     return clue_main(args.lang, args.level, args.words, args.cell)
+
+
+def cmd_bot_play(args: argparse.Namespace) -> int:
+    from console.commands.bot import play_main
+
+    return play_main(args.players, args.seed, args.level, args.lang, args.variant, args.record)
+
+
 def cmd_clue(args: argparse.Namespace) -> int:
     from console.commands.clue import clue_main
 
@@ -275,8 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--url", type=text_argument, help="the address to encode (default: the configured web server's)")
     p.set_defaults(run=cmd_sticker)
 
-    p = command("bot", "what a computer player would do on an empty board: guess a clue, give one")
-    bot = p.add_subparsers(dest="bot_command", required=True, metavar="guess|clue")
+    p = command("bot", "what a computer player would do: guess a clue, give one, play a whole game")
+    bot = p.add_subparsers(dest="bot_command", required=True, metavar="guess|clue|play")
     from console.bots import LEVELS as levels
 
     q = bot.add_parser("guess", help="the cells a computer guesser would choose for a clue, best first")
@@ -291,6 +300,16 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--words", metavar="FILE", help="pick from this file's words, one a line (default: any it knows)")
     q.add_argument("cell", type=text_argument, help="the target, like H15")
     q.set_defaults(run=cmd_bot_clue)
+    q = bot.add_parser("play", help="a whole game of computer players only: a line per round, the scores, the winners")
+    q.add_argument("--players", required=True, type=whole_number, metavar="N", help="how many (3 to 10)")
+    q.add_argument("--seed", required=True, type=whole_number, metavar="S",
+                   help="the deck's shuffle and the first cue giver (0 to 2147483647): the same seed, the same game")
+    q.add_argument("--level", choices=levels, default="expert", help="how well they play (default expert)")
+    q.add_argument("--lang", choices=LANGUAGES, default="en", help="the language of their clues (default en)")
+    q.add_argument("--variant", choices=VARIANTS, default="cards", help="cards, or free: any target (default cards)")
+    q.add_argument("--record", metavar="FILE", type=output_path, help="write the game's record, for replay")
+    q.set_defaults(run=cmd_bot_play)
+
     p = command("clue", "whether a typed clue keeps the rules (the phones' check): ok, or the rule and the word")
     p.add_argument("--lang", choices=LANGUAGES, help="the giver's language (English holds too)")
     p.add_argument("--second", action="store_true", help="the second clue (one or two words, no comparative)")

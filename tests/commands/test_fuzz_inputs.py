@@ -167,7 +167,8 @@ def test_an_output_that_cannot_be_written_is_refused_without_waiting(isolated, t
     record, script = _write(tmp_path, EXAMPLE, "r.jsonl"), _write(tmp_path, "a\n", "s.txt")
     out = {"missing folder": str(tmp_path / "no" / "x.png")}.get(kind) or _special(tmp_path, kind)
     for argv in (["render", "--record", record, "--png", out], ["render", "--record", record, "--json", out],
-                 ["sim", "--headless", "--script", script, "--png", out]):
+                 ["sim", "--headless", "--script", script, "--png", out],
+                 ["bot", "play", "--players", "3", "--seed", "1", "--record", out]):
         assert refused(capsys, argv).startswith(f"{out}: cannot be written")
 
 
@@ -197,7 +198,8 @@ def test_a_number_on_the_command_line_is_ascii_digits(isolated, tmp_path, capsys
     video = str(tmp_path / "v.png")
     for argv in (["render", "--record", record, f"--time={number}"], ["replay", record, "--video", video, f"--fps={number}"],
                  ["replay", record, "--video", video, f"--scale={number}"],
-                 ["sim", "--headless", "--script", script, f"--seed={number}"]):
+                 ["sim", "--headless", "--script", script, f"--seed={number}"],
+                 ["bot", "play", f"--players={number}", "--seed=1"], ["bot", "play", "--players=3", f"--seed={number}"]):
         refused(capsys, argv)
 
 
@@ -375,3 +377,25 @@ def test_any_config_file_is_checked_in_lines_naming_the_file(isolated, tmp_path,
     assert code == 0 or err
     for line in err.splitlines():
         assert line.startswith(path) and line.isprintable(), line
+
+
+_bot_words = st.one_of(st.text(max_size=8), st.just("\udcff"), st.just("\x1b[2J"))
+_bot_numbers = st.one_of(st.integers(-10**40, 10**40).map(str), st.integers(0, 12).map(str),
+                         st.integers(0, 2**31 + 1).map(str), st.text(max_size=6))
+
+
+@settings(fuzz, max_examples=30)
+@given(players=_bot_numbers, seed=_bot_numbers, level=st.sampled_from(["expert", "child"]) | _bot_words,
+       lang=st.sampled_from(["en", "it", "cs", "ro", "es", "vi"]) | _bot_words,
+       variant=st.sampled_from(["cards", "free"]) | _bot_words)
+def test_bot_play_plays_a_game_or_refuses_its_arguments_in_one_line(isolated, capsys, players, seed, level, lang,
+                                                                    variant):
+    argv = ["bot", "play", f"--players={players}", f"--seed={seed}", f"--level={level}", f"--lang={lang}",
+            f"--variant={variant}"]
+    code = replayed_or_refused(capsys, argv)
+    whole = re.compile(r"[-+]?[0-9]{1,30}")  # ASCII digits: int() also reads '1_0' and '١'
+    valid = (whole.fullmatch(players) is not None and 3 <= int(players) <= 10
+             and whole.fullmatch(seed) is not None and 0 <= int(seed) < 2**31
+             and level in ("expert", "child") and lang in ("en", "it", "cs", "ro", "es", "vi")
+             and variant in ("cards", "free"))
+    assert code == (0 if valid else 2), argv
