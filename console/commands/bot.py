@@ -18,7 +18,7 @@ from console.commands.common import UsageError, read_text, write_output
 from console.game import rules
 from console.game.board import ALL_CELLS, RuleError, parse_cell
 from console.game.record import dumps_record
-from console.game.rules import Action, Clue, GameState, NewGame
+from console.game.rules import Action, GameState, NewGame
 from console.game.seating import without_secret
 
 MAX_SEED = 2**31 - 1  # the console's own games draw their seeds below 2**31 (play.table)
@@ -78,7 +78,7 @@ def computer_game(new_game: NewGame, mover: Mover = move) -> Iterator[tuple[Acti
     yield new_game, state
     while not rules.is_terminal(state):
         if state.phase == "round_over":
-            action: Action | None = rules.Next()
+            action: Action = rules.Next()
         else:
             seat = rules.current_player(state)
             level, lang = state.computer(seat)
@@ -114,11 +114,8 @@ def play_main(players: int, seed: int, level: str, lang: str, variant: str, reco
 def round_line(state: GameState) -> str:
     """A scored round in one line: its giver, clues, target and each player's points."""
     kind = f"round {state.round} (tie-break)" if state.tiebreak else f"round {state.round}"
-    clues = [_clue_text(clue) for clue in state.clues]
+    clues = [f"\"{' '.join(clue.words)}\"" for clue in state.clues]  # a computer player writes its clues
     said = clues[0] + (f", then {clues[1]}" if len(clues) > 1 else ", then passes")
     points = ", ".join(f"{color} {p}" for color, p in zip(state.colors, state.last_round_points))
     return f"{kind}: {state.colors[state.giver]} gives {said}; target {state.target}; points {points}"
 
-
-def _clue_text(clue: Clue) -> str:
-    return f"\"{' '.join(clue.words)}\"" if clue.written else "a clue aloud"
