@@ -5,6 +5,8 @@
                                      2 W), 10 phones tapping: needs root and cgroups
   bots SHARE [--json]                the computer players' decisions in a cgroup with SHARE of one
                                      core (`bench.bots`): needs root and cgroups
+  bot-games [--games K] [--json]     the computer players' points per round against a random placer's,
+                                     K games of each level in each language (`bench.bot_games`)
   attacks [ATTACK ...]               the party's figures under each attack (`bench.attacks`)
   opcodes [--json]                   the Python a phone's tap runs, counted (`bench.opcodes`)
   network [--json]                   the ddp and e131 drivers: frame to datagram, datagrams a second (`bench.network`)
@@ -45,6 +47,12 @@ def seconds(text: str) -> float:
     return value
 
 
+def game_count(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 1000):
+        raise argparse.ArgumentTypeError(f"a number of games from 1 to 1000, not {text!r}")
+    return int(text)
+
+
 def attack(text: str) -> str:
     from bench.attacker import ATTACKS
 
@@ -67,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bots", help="the computer players' decisions in a CPU quota (root, cgroups)")
     p.add_argument("share", type=cpu_share, help="the share of one core (0.11: a Pi Zero 2 W)")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("bot-games", help="the computer players' points per round against a random placer's")
+    p.add_argument("--games", type=game_count, default=20, metavar="K", help="seeds 1..K (default 20)")
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("attacks", help="the party's figures under each attack")
     p.add_argument("attacks", nargs="*", type=attack, metavar="ATTACK", help="an attack (default: all of them)")
     p = sub.add_parser("opcodes", help="the Python a phone's tap runs in the console and the anchor, counted")
@@ -82,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         from bench.attacks import report
 
         report(args.attacks)
+        return 0
+    if args.run == "bot-games":
+        from bench.bot_games import bot_game_figures, format_bot_games
+
+        results = bot_game_figures(args.games)
+        print(json.dumps(results, indent=2) if args.json else format_bot_games(results))
         return 0
     if args.run == "network":
         from bench.network import format_network, network_figures

@@ -111,6 +111,7 @@ def test_every_still_screen_the_lab_measures_is_on_the_panel():
     (["all", "--cpu-quota", "2"], "a CPU share is a number from 0.01 to 1"),
     (["quota", "0"], "a CPU share is a number from 0.01 to 1"),
     (["attacks", "flood", "nope"], "no attack 'nope'"),
+    (["bot-games", "--games", "0"], "a number of games from 1 to 1000"),
     ([], "the following arguments are required: RUN"),
 ])
 def test_the_lab_refuses_a_wrong_argument_in_one_line(argv, said):
@@ -119,14 +120,30 @@ def test_the_lab_refuses_a_wrong_argument_in_one_line(argv, said):
     assert len(done.stderr.splitlines()) == 1 and said in done.stderr
 
 
-def test_the_bots_run_measures_each_kind_of_decision():
-    """bench.bots' child, without the quota and without its pauses: every kind of decision is
-    timed, and the report names each."""
-    from bench.bots import format_bots, measure
+def test_the_bots_run_measures_each_kind_of_move_beside_its_anchor():
+    """bench.bots' child, without the quota and without its pauses, one game: every kind of move
+    is timed, the anchor too, the loads are named, and the report names each."""
+    from bench.bots import KINDS, format_bots, measure
 
-    figures = measure(pause_s=0.0, sample=4)
-    assert figures["concepts"] >= 3000 and figures["first_seat_load_ms"] >= 0
-    assert set(figures["decisions_ms"]) == {"guess_one_word", "guess_two_words", "clue_from_vocabulary"}
-    assert all(d["n"] >= 3 and 0 <= d["p50"] <= d["max"] for d in figures["decisions_ms"].values())
+    figures = measure(pause_s=0.0, games=(("expert", "en", "free"),))
+    assert figures["concepts"] >= 3000 and set(figures["loads_ms"]) == {"expert:en free"}
+    assert set(figures["decisions_ms"]) == set(KINDS)
+    assert all(d["n"] >= 1 and 0 <= d["p50"] <= d["max"] for d in figures["decisions_ms"].values())
+    assert figures["anchor_ms"]["n"] == figures["decisions_ms"]["choose_target"]["n"] >= 10
     text = format_bots({**figures, "quota": 0.11, "cgroup": "v2 cpu.max", "throttled": {"periods": 9, "held_back": 0}})
-    assert "11 % of a core" in text and "clue from vocabulary" in text
+    assert "11 % of a core" in text and "second clue or pass" in text and "anchor" in text
+
+
+def test_the_bot_games_run_puts_the_computer_guesser_far_above_a_random_placer(monkeypatch):
+    """Two seeds in one language: the figures' shape, and the random placer's pawns where chance
+    puts them (a pawn scores 35/480 of a point on average away from the board's edge)."""
+    from bench import bot_games
+
+    monkeypatch.setattr(bot_games, "LANGUAGES", ("en",))
+    figures = bot_games.bot_game_figures(2)
+    assert figures["seeds"] == "1..2" and figures["languages"] == ["en"]
+    for row in figures["levels"].values():
+        assert row["computer_guesser"]["games"] == row["random_placer"]["games"] == 2
+        assert row["random_placer"]["mean"] < 0.5 < 1.5 < row["computer_guesser"]["mean"]
+    assert "random placer" in bot_games.format_bot_games(figures)
+    assert bot_games.bot_game_figures(2) == figures  # seeded: the same figures again
