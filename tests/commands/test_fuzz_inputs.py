@@ -199,7 +199,8 @@ def test_a_number_on_the_command_line_is_ascii_digits(isolated, tmp_path, capsys
     for argv in (["render", "--record", record, f"--time={number}"], ["replay", record, "--video", video, f"--fps={number}"],
                  ["replay", record, "--video", video, f"--scale={number}"],
                  ["sim", "--headless", "--script", script, f"--seed={number}"],
-                 ["bot", "play", f"--players={number}", "--seed=1"], ["bot", "play", "--players=3", f"--seed={number}"]):
+                 ["bot", "play", f"--players={number}", "--seed=1"],
+                 ["bot", "play", "--players=3", f"--seed={number}"]):
         refused(capsys, argv)
 
 
