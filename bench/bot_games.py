@@ -1,6 +1,6 @@
-"""How well the computer players play, in points: whole games of computer players only (`hues-console
-bot play`'s, `commands.bot.computer_game`), and the same games (the same seeds, so the same deck
-and first giver) with one seat's pawns put by a random placer instead.
+"""How well the computer players play, in points: whole games of computer players only
+(`bots.player.game_alone`, as `hues-console bot play` plays them), and the same games (the same
+seeds, so the same deck and first giver) with one seat's pawns put by a random placer instead.
 
     .venv/bin/python -m bench bot-games [--games K] [--json]
 
@@ -19,10 +19,10 @@ import random
 import statistics
 from typing import Iterable
 
-from console.bots.player import move
-from console.commands.bot import Mover, computer_game
+from console.bots.player import Mover, game_alone, move
+from console.game import rules
 from console.game.board import ALL_CELLS
-from console.game.rules import COMPUTER_LEVELS, GameState, NewGame, Next, Place, computer_entry
+from console.game.rules import COMPUTER_LEVELS, GameState, Next, Place
 
 PLAYERS = 5
 LANGUAGES = ("en", "it", "cs", "ro", "es", "vi")
@@ -45,17 +45,19 @@ def random_placer(seat: int, seed: int) -> Mover:
     return mover
 
 
-def scored_rounds(new_game: NewGame, mover: Mover = move) -> Iterable[GameState]:
-    """Each regular round of the game, as scored."""
-    for action, state in computer_game(new_game, mover):
+def scored_rounds(level: str, lang: str, seed: int, mover: Mover = move) -> Iterable[GameState]:
+    """Each regular round of the game of `seed`, as scored."""
+    state = None
+    for action in game_alone(PLAYERS, seed, level, lang, mover=mover):
+        state = rules.apply(state, action)
         if state.phase == "round_over" and not isinstance(action, Next) and not state.tiebreak:
             yield state
 
 
-def game_means(new_game: NewGame, mover: Mover = move) -> dict[str, float]:
+def game_means(level: str, lang: str, seed: int, mover: Mover = move) -> dict[str, float]:
     """One game's points per round: `RANDOM_SEAT`'s as a guesser, the other guessers', the givers'."""
     seat, others, givers = [], [], []
-    for state in scored_rounds(new_game, mover):
+    for state in scored_rounds(level, lang, seed, mover):
         for who, points in enumerate(state.last_round_points):
             (givers if who == state.giver else seat if who == RANDOM_SEAT else others).append(points)
     return {"seat": statistics.fmean(seat), "others": statistics.fmean(others), "givers": statistics.fmean(givers)}
@@ -81,9 +83,8 @@ def bot_game_figures(games: int = GAMES) -> dict:
         for lang in LANGUAGES:
             guessing = []
             for seed in range(1, games + 1):
-                new_game = NewGame(PLAYERS, seed=seed, first_giver=seed % PLAYERS,
-                                   computers=(computer_entry(level, lang),) * PLAYERS)
-                computers, placer = game_means(new_game), game_means(new_game, random_placer(RANDOM_SEAT, seed))
+                computers = game_means(level, lang, seed)
+                placer = game_means(level, lang, seed, random_placer(RANDOM_SEAT, seed))
                 values = (computers["seat"], placer["seat"], placer["others"], computers["givers"], placer["givers"])
                 for name, value in zip(_ROWS, values):
                     figures[name][seed].append(value)

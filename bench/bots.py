@@ -1,6 +1,6 @@
 """The computer players' decisions in a CPU quota standing in for a Pi Zero 2 W (`bench.budget`'s
 cgroup, 0.11 of a core): a child process in the quota loads what a computer player's first seat
-loads, then plays whole games of computer players (`hues-console bot play`'s), each move
+loads, then plays whole games of computer players (`bots.player.game_alone`), each move
 (`bots.player.move`) after a pause as a player at the table leaves (the quota's period refills
 meanwhile), and reports each kind of move's wall time beside an anchor timed the same way.
 
@@ -67,11 +67,9 @@ def measure(pause_s: float = PAUSE_S, games: tuple[tuple[str, str, str], ...] = 
     load_avg = os.getloadavg()
     start = time.perf_counter()
     from console.bots.aim import aim
-    from console.bots.player import move
-    from console.commands.bot import computer_game
+    from console.bots.player import game_alone, move
     from console.game.clue import check_clue
     from console.game.deck import cards
-    from console.game.rules import NewGame, computer_entry
 
     imports_ms = (time.perf_counter() - start) * 1000
     began = time.perf_counter()
@@ -103,9 +101,7 @@ def measure(pause_s: float = PAUSE_S, games: tuple[tuple[str, str, str], ...] = 
         check_clue("", lang, second=False)  # its word lists load at the first clue checked in the language
         loads[f"{level}:{lang} {variant}"] = {"knowledge_ms": round(knowledge_ms), "clue_check_ms": round(
             (time.perf_counter() - began) * 1000)}
-        for _ in computer_game(NewGame(PLAYERS, seed=number, first_giver=0, variant=variant,
-                                       computers=(computer_entry(level, lang),) * PLAYERS), timed):
-            pass
+        game_alone(PLAYERS, number, level, lang, variant, mover=timed)
     from console.bots.knowledge import knowledge
 
     return {"concepts": len(knowledge().concepts),

@@ -20,7 +20,7 @@ round's one holder, is given the whole state.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 from console.bots.aim import BOARD_LAB, GIVER_DOUBT, Aim, aim, expected_points, scoring_window, shortlist_vocabulary
 from console.bots.knowledge import Concept, UnknownWord
@@ -51,10 +51,15 @@ def move(seen: GameState, seat: int, level: str, lang: str) -> Action | None:
     return Place(guess(player, seen), seat)
 
 
-def game_alone(players: int, seed: int, level: str, lang: str, variant: str = "cards") -> list[Action]:
+Mover = Callable[[GameState, int, str, str], Action | None]  # `move`'s shape
+
+
+def game_alone(players: int, seed: int, level: str, lang: str, variant: str = "cards",
+               mover: Mover = move) -> list[Action]:
     """The record of a whole game played by computer players in every seat: each guesser given the
     state without the round's secret, the reveal moved on as soon as it is scored. The same
-    arguments always give the same game."""
+    arguments always give the same game. `mover` is `move` but where the lab has a seat play
+    otherwise, in the same games (`bench.bot_games`' random placer)."""
     computers = (rules.computer_entry(level, lang),) * players
     actions: list[Action] = [NewGame(players, seed, seed % players, variant, computers=computers)]
     game = rules.apply(None, actions[0])
@@ -63,7 +68,7 @@ def game_alone(players: int, seed: int, level: str, lang: str, variant: str = "c
         if seat is None:
             action: Action = Next()
         else:
-            action = move(game if seat == game.giver else without_secret(game), seat, level, lang)
+            action = mover(game if seat == game.giver else without_secret(game), seat, level, lang)
         actions.append(action)
         game = rules.apply(game, action)
     return actions

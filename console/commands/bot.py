@@ -9,17 +9,14 @@ of computer players only, a line per round, and can write its record for `replay
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
-
 from console.bots.aim import aim
 from console.bots.knowledge import UnknownWord
-from console.bots.player import move
+from console.bots.player import game_alone
 from console.commands.common import UsageError, read_text, write_output
 from console.game import rules
 from console.game.board import ALL_CELLS, RuleError, parse_cell
 from console.game.record import dumps_record
-from console.game.rules import Action, GameState, NewGame
-from console.game.seating import without_secret
+from console.game.rules import GameState
 
 MAX_SEED = 2**31 - 1  # the console's own games draw their seeds below 2**31 (play.table)
 WORDS_FILE_LIMIT = 1 << 20  # a word list of a megabyte is tens of thousands of words
@@ -66,27 +63,6 @@ def clue_main(lang: str, level: str, words_file: str | None, cell: str) -> int:
     return 0
 
 
-Mover = Callable[[GameState, int, str, str], Action | None]
-
-
-def computer_game(new_game: NewGame, mover: Mover = move) -> Iterator[tuple[Action, GameState]]:
-    """Each action of a game whose every seat is a computer player, with the state it makes, from
-    `new_game` to the game's end: `rules.apply` folded over the players' moves (`mover`, the
-    in-game players' own), a guesser given the state without the round's secret as at the
-    table, and the reveal's `Next` done as the table would."""
-    state = rules.apply(None, new_game)
-    yield new_game, state
-    while not rules.is_terminal(state):
-        if state.phase == "round_over":
-            action: Action = rules.Next()
-        else:
-            seat = rules.current_player(state)
-            level, lang = state.computer(seat)
-            action = mover(state if seat == state.giver else without_secret(state), seat, level, lang)
-        state = rules.apply(state, action)
-        yield action, state
-
-
 def play_main(players: int, seed: int, level: str, lang: str, variant: str, record_path: str | None) -> int:
     if not rules.MIN_PLAYERS <= players <= rules.MAX_PLAYERS:
         raise UsageError(f"bot play: --players must be from {rules.MIN_PLAYERS} to {rules.MAX_PLAYERS}, not {players}")
@@ -94,12 +70,11 @@ def play_main(players: int, seed: int, level: str, lang: str, variant: str, reco
         raise UsageError(f"bot play: --seed must be from 0 to {MAX_SEED}, not {seed}")
     if record_path == "-":
         raise UsageError("bot play: --record needs a file (the rounds go to standard output)")
-    new_game = NewGame(players, seed=seed, first_giver=seed % players, variant=variant,
-                       computers=(rules.computer_entry(level, lang),) * players)
-    actions, lines = [], [f"{players} computer players ({level}, {lang}), {variant} variant, seed {seed}"]
+    actions = game_alone(players, seed, level, lang, variant)
+    lines = [f"{players} computer players ({level}, {lang}), {variant} variant, seed {seed}"]
     state = None
-    for action, state in computer_game(new_game):
-        actions.append(action)
+    for action in actions:  # the record replayed, a line for each round as it is scored
+        state = rules.apply(state, action)
         if state.phase == "round_over" and not isinstance(action, rules.Next):
             lines.append(round_line(state))
     if record_path is not None:  # written before anything is said: a path it cannot write is the one line

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from console.commands import main as cli
-from console.commands.bot import computer_game
+from console.bots.player import game_alone, move
 from console.game import rules
 from console.game.board import parse_cell
 from console.game.record import parse_record
@@ -145,7 +145,7 @@ def test_the_record_of_play_replays_to_its_end(capsys, tmp_path, players, level,
     assert status == 0
     actions = [action for _, action in parse_record(record.read_text())]
     assert actions[0].computers == (f"{level}:{lang}",) * players  # the record names every computer player
-    assert [a for a, _ in computer_game(actions[0])] == actions
+    assert game_alone(players, 5, level, lang, variant) == actions
     assert cli.main(["replay", str(record), "--json"]) == 0
     replayed = json.loads(capsys.readouterr().out)
     assert replayed["phase"] == "game_over"
@@ -160,11 +160,9 @@ def test_a_guesser_is_never_given_the_rounds_secret():
 
     def spy(seen, seat, level, lang):
         seen_by.append((seat == seen.giver, seen.target, seen.card, seen.deck))
-        from console.bots.player import move
         return move(seen, seat, level, lang)
 
-    for _ in computer_game(rules.NewGame(3, seed=9, computers=("expert:en",) * 3), spy):
-        pass
+    assert game_alone(3, 9, "expert", "en", mover=spy) == game_alone(3, 9, "expert", "en")
     givers = [entry for entry in seen_by if entry[0]]
     guessers = [entry for entry in seen_by if not entry[0]]
     assert guessers and all(target is None and card is None and deck == () for _, target, card, deck in guessers)
