@@ -11,8 +11,8 @@ one reading two. The anchor is a fixed piece of arithmetic (`anchor`), the size 
 timed after the same pause in the same process: on a loaded machine it shows how much of a
 decision's time is the load's, and each decision's CPU time (its thread's) is given beside its
 wall time. The loads, once a process: the deck's cards (the first card looked
-at), the knowledge (`aim(level)`, as a game with computer players starts) and the clue check's
-word lists of the game's language (at its first clue).
+at), the knowledge (`aim(level)`) and the clue check's word lists of the game's language
+(`clue.prepare`), the last two as the console loads them when computer players sit.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def measure(pause_s: float = PAUSE_S, games: tuple[tuple[str, str, str], ...] = 
     start = time.perf_counter()
     from console.bots.aim import aim
     from console.bots.player import game_alone, move
-    from console.game.clue import check_clue
+    from console.game.clue import prepare
     from console.game.deck import cards
 
     imports_ms = (time.perf_counter() - start) * 1000
@@ -98,7 +98,7 @@ def measure(pause_s: float = PAUSE_S, games: tuple[tuple[str, str, str], ...] = 
         aim(level)
         knowledge_ms = (time.perf_counter() - began) * 1000
         began = time.perf_counter()
-        check_clue("", lang, second=False)  # its word lists load at the first clue checked in the language
+        prepare(lang)  # the clue check's word lists, read as the computer players sit
         loads[f"{level}:{lang} {variant}"] = {"knowledge_ms": round(knowledge_ms), "clue_check_ms": round(
             (time.perf_counter() - began) * 1000)}
         game_alone(PLAYERS, number, level, lang, variant, mover=timed)
