@@ -91,6 +91,22 @@ def play(app: ConsoleApp, lang: str, level: str, players: int = 3, computers: in
     raise AssertionError(f"the game did not end within {limit_s} s of virtual time")
 
 
+def with_two_computers(tmp_path, first_giver: int = 0) -> ConsoleApp:
+    """A started console, a game of three under way: the person in seat 0, two expert computer
+    players writing English."""
+    app, _ = make_app(tmp_path)
+    app.start(0.0)
+    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", first_giver, 2, "expert", "en")))
+    app.tick(0.0)
+    return app
+
+
+def person(app: ConsoleApp, intent, t: float) -> None:
+    """The person at the joystick (seat 0) does `intent` at `t`."""
+    app.events.put(Request(intents.joystick(0), intent))
+    app.tick(t)
+
+
 @pytest.mark.parametrize("level", rules.COMPUTER_LEVELS)
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_one_person_and_two_computer_players_play_a_whole_game(tmp_path, lang, level):
@@ -113,10 +129,7 @@ def test_one_person_and_two_computer_players_play_a_whole_game(tmp_path, lang, l
 
 
 def test_a_computer_player_acts_at_a_persons_pace_and_quicker_when_the_host_asks(tmp_path):
-    app, _ = make_app(tmp_path)
-    app.start(0.0)
-    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 1, 2, "expert", "en")))
-    app.tick(0.0)
+    app = with_two_computers(tmp_path, first_giver=1)
     assert app.game.phase == "choose_target" and is_computer(app.ui.seating.secret)
     assert app.ui.seating.holder(1) == computer_holder(1)
     app.tick(0.01)  # its move, worked out, waits for its time
@@ -134,14 +147,9 @@ def test_a_computer_player_acts_at_a_persons_pace_and_quicker_when_the_host_asks
 
 
 def test_a_computer_guesser_points_at_its_cell_half_way_then_places_its_pawn_which_stands(tmp_path):
-    app, _ = make_app(tmp_path)
-    app.start(0.0)
-    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 0, 2, "expert", "en")))
-    app.tick(0.0)
-    app.events.put(Request(intents.joystick(0), intents.ChooseTarget(app.game.card_cells[0])))
-    app.tick(0.1)
-    app.events.put(Request(intents.joystick(0), intents.GiveClue("banana", "en")))
-    app.tick(0.2)
+    app = with_two_computers(tmp_path)
+    person(app, intents.ChooseTarget(app.game.card_cells[0]), 0.1)
+    person(app, intents.GiveClue("banana", "en"), 0.2)
     assert app.game.phase == "guess1" and rules.current_player(app.game) == 1
     start = app.ui.clue_ends()  # the clue's words fill the panel until then: its turn begins after them
     cursor = app.ui.cursor
@@ -187,23 +195,15 @@ def test_a_console_without_computer_players_never_loads_them():
 
 
 def test_the_panels_words_say_what_a_computer_player_does_and_what_a_spoken_clue_means_to_it(tmp_path):
-    app, _ = make_app(tmp_path)
-    app.start(0.0)
-    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 0, 2, "expert", "en")))
-    app.tick(0.0)
-    app.events.put(Request(intents.joystick(0), intents.ChooseTarget(app.game.card_cells[0])))
-    app.tick(0.1)
+    app = with_two_computers(tmp_path)
+    person(app, intents.ChooseTarget(app.game.card_cells[0]), 0.1)
     assert "computer players read only a clue typed on a phone" in describe(app.game, app.ui)
-    app.events.put(Request(intents.joystick(0), intents.GiveClue("banana", "en")))
-    app.tick(0.2)
+    person(app, intents.GiveClue("banana", "en"), 0.2)
     assert describe(app.game, app.ui).startswith("Orange (computer) places its first pawn")
 
 
 def test_the_host_cannot_hand_a_computer_players_seat_to_a_phone(tmp_path):
-    app, _ = make_app(tmp_path)
-    app.start(0.0)
-    app.events.put(Request(intents.joystick(), intents.NewGame(3, "cards", 0, 2, "expert", "en")))
-    app.tick(0.0)
+    app = with_two_computers(tmp_path)
     refused = []
     app.events.put(Request(intents.joystick(), intents.HandOver(2), refused.append))
     app.tick(0.1)
