@@ -4,12 +4,13 @@ through the same intents and handler as a person, on the app's queue.
 After each change the loop tells `Computers` the state (`consider`). The knowledge loads on a
 thread of its own as soon as a game with computer players starts (seconds on a Pi Zero), and when
 a computer player is to act its move (`bots.player.move`) is worked out there too, never on the
-loop's thread: milliseconds.
-The move is done as `Request`s once it is ready and a person could have followed: `PACE_S` after
-the turn began (`FAST_PACE_S` when the host asked for quicker computers), a guesser's cursor on
-its cell half way there, and never while a written clue's words still fill the panel. A guesser is given the state without the round's
-secret (`seating.without_secret`); only the round's holder sees the target. A move worked out for
-a state that has since changed is dropped, and the new state considered.
+loop's thread: milliseconds. The move is done as `Request`s once it is ready and a person could
+have followed: `PACE_S` after the turn began (`FAST_PACE_S` when the host asked for quicker
+computers), a guesser's cursor on its cell half way there, and never while a written clue's words
+still fill the panel; so when a move comes says nothing of how long it took to work out. A guesser
+is given the state without the round's secret (`seating.without_secret`); only the round's holder
+sees the target. A move worked out for a state that has since changed is dropped, and the new
+state considered.
 """
 
 from __future__ import annotations
