@@ -4,16 +4,18 @@ changes it (and the phone keeps the choice), every string fits its box on a 320 
 
 from __future__ import annotations
 
+import functools
+
 import json
 from pathlib import Path
 
 import pytest
 
+from console.bots.names import cell_colour_names
 from console.game.clue import MAX_CLUE_CHARS, word_list
 from console.game.clue_text import SHOWN_CHARS
 from console.web.phones import LANGUAGES
 from tests import browser as browsers
-from console.bots.names import cell_colour_names
 from tests.phone_pages import axe_problems, open_phone, wait_line
 from tests.phones import PhoneTable
 from tests.web.test_web_layout import OVERFLOW
@@ -65,6 +67,13 @@ def box_of(key: str) -> str | None:
     return None  # parts of other strings, the rules page, the language's name, the page's title
 
 
+@functools.cache
+def longest_colour_name(code: str) -> str:
+    """The longest name a board colour has in `code` (naming the board takes a tenth of a second:
+    once a language, not once a string)."""
+    return max(cell_colour_names(code), key=len)
+
+
 def worst_case(messages: dict[str, str], key: str, code: str) -> str:
     """The string as long as a game makes it: the language's longest colour names (a player's: a
     computer player's, of the longer level; without it in a list of players), two-digit numbers,
@@ -76,7 +85,7 @@ def worst_case(messages: dict[str, str], key: str, code: str) -> str:
     short = [messages["computer.short"].format(color=colour) for colour in colours[:3]]  # in a list, without the level
     names = messages["list.join"].format(first=", ".join(short[:2]), last=short[2])
     values = {"color": colours[0], "host": colours[0], "giver": players[0], "player": players[0], "names": names,
-              "level": level, "name": max(cell_colour_names(code), key=len),
+              "level": level, "name": longest_colour_name(code),
               "cell": "P30", "round": "10", "rounds": "10", "players": "10", "phones": "32", "points": "30", "total": "30",
               "seconds": "60", "first": colours[0], "last": colours[1],
               "word": "W" * SHOWN_CHARS + "…", "limit": str(MAX_CLUE_CHARS)}
