@@ -6,6 +6,9 @@ finds nothing serious on these screens."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from console.game.board import parse_cell
@@ -24,9 +27,13 @@ def axe_installed():
         pytest.fail(AXE_HINT, pytrace=False)
 
 
-def seen_well(page, what: str) -> None:
+def seen_well(page, what: str, picture: str = "") -> None:
+    """`page` passes axe-core and has no target under 44 px; its `picture` goes to HUES_PHONE_SHOTS
+    when that is set (docs/phone holds the README's)."""
     assert axe_problems(page) == [], what
     assert small_targets(page) == [], what
+    if picture and os.environ.get("HUES_PHONE_SHOTS"):
+        page.screenshot(path=str(Path(os.environ["HUES_PHONE_SHOTS"]) / f"{picture}.png"))
 
 
 def scores(page) -> list[str]:
@@ -51,7 +58,7 @@ def test_the_host_sets_up_two_computer_players_and_every_phone_names_their_seats
             assert host.locator("#h-clang").input_value() == "it"
             assert host.locator("#h-who").inner_text() == (
                 "Giocano: rosso, arancione, computer giallo (bambino) e computer verde (bambino).")
-            seen_well(host, "the host's set-up")
+            seen_well(host, "the host's set-up", "computers-host")
             pace = host.locator("#h-pace")  # the pace: quick, then a person's again
             pace.tap()
             table.wait_until(lambda: table.app.ui.fast_computers)
@@ -76,7 +83,7 @@ def test_the_host_sets_up_two_computer_players_and_every_phone_names_their_seats
             # yellow's turn: a computer player, at a person's pace
             guest.wait_for_selector("#line[data-key='line.guess_other']", timeout=COMPUTER_MS)
             assert guest.locator("#line").inner_text() == "Yellow computer (child) is guessing"
-            seen_well(guest, "a computer player guesses")
+            seen_well(guest, "a computer player guesses", "computers-guest")
             watcher = open_phone(browser, table)  # the seats, as a phone coming in sees them
             pages.append(watcher)
             watcher.fill("#code", table.code)
