@@ -160,6 +160,11 @@ class GameState:
     def occupied(self, cell: Cell) -> bool:
         return cell in map(_PAWN_CELL, self.pawns)
 
+    def computers_guess(self) -> bool:
+        """Whether a computer player guesses in this round (in a tie-break, only the tied guess)."""
+        guessers = self.tied or tuple(seat for seat in range(self.players) if seat != self.giver)
+        return any(self.computer(seat) for seat in guessers)
+
     def computer(self, seat: int) -> tuple[str, str] | None:
         """(level, language) of the computer player in `seat`; None for a person."""
         entry = self.computers[seat] if seat < len(self.computers) else ""

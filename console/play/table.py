@@ -144,8 +144,7 @@ def _round(game: GameState, ui: Ui, player: Player, intent: Intent, t: float) ->
         if kind is intents.Pass:
             return apply_action(game, ui, t, rules.SkipClue())
         rules.check(game, rules.Clue())  # a clue at all now: the engine's refusal, before the words are read
-        if intent.text is None and player.holder != PANEL and any(
-                game.computer(seat) for seat in range(game.players) if seat != game.giver):
+        if intent.text is None and player.holder != PANEL and game.computers_guess():
             raise Refusal("clue_typed_for_computers", "computer players read the clue: type it")
         clue = rules.Clue() if intent.text is None else written_clue(game, ui, intent)
         step = apply_action(game, ui, t, clue)

@@ -148,7 +148,7 @@ def _play_hint(state: GameState, ui: Ui, giver: str) -> str:
             phase, f"places its {'first' if phase == 'guess1' else 'second'} pawn")
         return f"{placed}{player_name(state, turn)} {doing}{_clues(state)}"
     if phase == "clue1":
-        deaf = any(state.computer(seat) for seat in range(state.players) if seat != state.giver)
+        deaf = state.computers_guess()
         return (f"{giver}: give your first clue, one word, then press A" +
                 (" (the computer players read only a clue typed on a phone: a spoken one, they guess "
                  "from the pawns)" if deaf else ""))

@@ -8,6 +8,7 @@ The record the store keeps replays to the game the console reached.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import subprocess
 import sys
@@ -20,18 +21,22 @@ from console.config.loader import load_config
 from console.game import rules
 from console.game.clue import LANGUAGES, check_clue
 from console.game.record import action_from_json, action_to_json
-from console.game.seating import PANEL, computer_holder, is_computer
-from console.play import intents
+from console.game.board import RuleError
+from console.game.seating import PANEL, Seating, computer_holder, dealt, is_computer, seat_computers
+from console.play import intents, table
+from console.play.intents import Player
 from console.play.app import ConsoleApp
 from console.play.computers import FAST_PACE_S, PACE_S, Computers
 from console.play.keeper import SECRET_SETTING
 from console.play.ports import Request
 from console.store.games import GameStore
 from console.view.hints import describe
+from console.view.ui import Ui
 from hal.inputs.events import PRESS, EventQueue, InputEvent
 from tests.fakes import InlineThinker
 
 STEP_S = 0.05
+PHONE = "p" * 64  # a phone's holder: its seat token's digest
 # The person's clues: a word each language has for these (kept to the clue check, as a phone would send).
 PERSON_CLUES = ("banana", "sky")
 
@@ -208,3 +213,33 @@ def test_the_host_cannot_hand_a_computer_players_seat_to_a_phone(tmp_path):
     app.events.put(Request(intents.joystick(), intents.HandOver(2), refused.append))
     app.tick(0.1)
     assert [why.key for why in refused] == ["computer_seat"] and app.ui.seating.holder(2) == computer_holder(2)
+
+
+def _phone_giving(tied: tuple[int, ...] = ()):
+    """A round of four whose giver (seat 0) is a phone and whose seats 2 and 3 are computer
+    players, the target chosen; `tied`: a tie-break round of those players."""
+    game = rules.apply(None, rules.NewGame(4, seed=3, first_giver=0, variant="free",
+                                           computers=("", "", "expert:en", "expert:en")))
+    game = dataclasses.replace(game, tied=tied)
+    game = rules.apply(game, rules.ChooseTarget(rules.ALL_CELLS[40]))
+    seating = seat_computers(game, Seating(holders=((0, PHONE),)))
+    ui = table.screen_for(game, Ui(seating=dealt(game, seating)), 0.0)
+    return game, ui
+
+
+def test_a_phone_giver_is_asked_to_type_the_clue_when_computer_players_guess():
+    game, ui = _phone_giving()
+    with pytest.raises(RuleError) as refused:
+        table.act(game, ui, Player(PHONE, 0), intents.GiveClue(), 1.0, random.Random(1))
+    assert refused.value.key == "clue_typed_for_computers"
+    typed = table.act(game, ui, Player(PHONE, 0), intents.GiveClue("banana", "en"), 1.0, random.Random(1))
+    assert typed.game.clues[0].words == ("banana",)
+
+
+def test_a_spoken_clue_stands_in_a_tie_break_where_only_people_guess():
+    game, ui = _phone_giving(tied=(1,))
+    spoken = table.act(game, ui, Player(PHONE, 0), intents.GiveClue(), 1.0, random.Random(1))
+    assert spoken.game.phase == "guess1" and not spoken.game.clues[0].written
+    game, ui = _phone_giving(tied=(1, 2))
+    with pytest.raises(RuleError):
+        table.act(game, ui, Player(PHONE, 0), intents.GiveClue(), 1.0, random.Random(1))
