@@ -190,6 +190,27 @@ def test_a_game_with_computer_players_resumed_after_a_restart_goes_on_with_them(
     assert app.game.phase == "clue1"  # the computer giver chose its target, and goes on
 
 
+@pytest.mark.parametrize("kept", [None, "not a list", [[[0, 0, 0, 0], PANEL]]])
+def test_a_computer_giver_whose_binding_the_store_lost_gives_its_clue_after_a_restart(tmp_path, kept):
+    """The round's binding is gone (never kept, damaged, another deal's) after the computer giver
+    chose its target: its seat was its computer player's all game, so the deal was bound to it."""
+    store = GameStore("memory://")
+    new_game = rules.NewGame(3, seed=4, first_giver=1, computers=("", "expert:en", "expert:en"))
+    store.start_game(action_to_json(new_game))
+    game = rules.apply(None, new_game)
+    store.append(action_to_json(rules.ChooseTarget(game.card_cells[2])))
+    if kept is not None:
+        store.set_setting(SECRET_SETTING, kept)
+    app, _ = make_app(tmp_path, store)
+    app.start(0.0)
+    app.tick(0.0)
+    assert app.ui.screen == "resume" and app.ui.seating.secret == computer_holder(1)
+    app.events.put(InputEvent("a", PRESS, 1.0))  # resume
+    app.tick(1.0)
+    app.tick(1.0 + PACE_S)
+    assert app.game.phase == "guess1" and app.game.clues[0].written
+
+
 def test_a_console_without_computer_players_never_loads_them():
     """Start-up to the first frame stays where it was: the computer players' modules (the board in
     OKLab, the knowledge) load on their own thread when a game first has them."""
