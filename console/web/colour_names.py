@@ -2,15 +2,18 @@
 are the computer players' (`console.bots.names`, which says the rule).
 
 The knowledge takes a second or two to read on a Pi, so nothing here is worked out before a phone
-asks: `ColourNames` builds a language's list the first time it is asked for, on a worker thread,
+asks: `ColourNames` builds a language's list the first time it is asked for, off the event loop,
 and keeps it; the computer players' modules are imported there too, so a console whose phones
-never ask never loads them (its start is not slowed by them).
+never ask never loads them (its start is not slowed by them). The console builds it on the
+computer players' own thread (`thinker`), which reads the knowledge for them too: read once,
+never twice at the same time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import Executor
 
 from starlette.concurrency import run_in_threadpool
 
@@ -22,10 +25,12 @@ def colour_names_json(lang: str) -> bytes:
 
 
 class ColourNames:
-    """Each language's names as JSON, built the first time a phone asks (on a worker thread, off
-    the server's event loop) and kept; phones asking while it is built wait for that build."""
+    """Each language's names as JSON, built the first time a phone asks (on `thinker`, else a
+    worker thread: off the server's event loop) and kept; phones asking while it is built wait
+    for that build."""
 
-    def __init__(self) -> None:
+    def __init__(self, thinker: Executor | None = None) -> None:
+        self.thinker = thinker
         self._built: dict[str, bytes] = {}
         self._building = asyncio.Lock()
 
@@ -35,5 +40,10 @@ class ColourNames:
             async with self._building:
                 built = self._built.get(lang)
                 if built is None:
-                    built = self._built[lang] = await run_in_threadpool(colour_names_json, lang)
+                    built = self._built[lang] = await self._build(lang)
         return built
+
+    async def _build(self, lang: str) -> bytes:
+        if self.thinker is None:
+            return await run_in_threadpool(colour_names_json, lang)
+        return await asyncio.wrap_future(self.thinker.submit(colour_names_json, lang))

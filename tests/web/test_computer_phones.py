@@ -170,6 +170,19 @@ def test_the_names_are_built_once_when_first_asked_and_never_on_the_event_loops_
     assert [json.loads(a)[0] for a in answers] == ["it", "it", "vi", "it"]
 
 
+def test_the_console_builds_the_names_on_the_computer_players_thread(monkeypatch):
+    """The knowledge is theirs to read: a phone's names and a computer player's first move never
+    read it twice at once."""
+    built = []
+    real = colour_names.colour_names_json
+    monkeypatch.setattr(colour_names, "colour_names_json",
+                        lambda lang: built.append(threading.current_thread().name) or real(lang))
+    with PhoneTable() as table:
+        with urllib.request.urlopen(table.url + "/colour-names/ro.json", timeout=30) as response:
+            assert json.loads(response.read()) == list(cell_colour_names("ro"))
+    assert len(built) == 1 and built[0].startswith("computer-player")
+
+
 def test_the_page_serves_each_languages_names_and_nothing_else():
     with PhoneTable() as table:
         with urllib.request.urlopen(table.url + "/colour-names/cs.json", timeout=30) as response:
