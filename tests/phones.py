@@ -71,8 +71,8 @@ class PhoneTable:
             self.app.room_codes = codes
         self.url = self.web.url
         self.phones: list[Phone] = []
-        self._thread = threading.Thread(target=run_realtime, args=(self.app, 60), daemon=True)
-        self._thread.start()
+        self.thread = threading.Thread(target=run_realtime, args=(self.app, 60), daemon=True)
+        self.thread.start()
         self.wait_until(lambda: self.code != "")
 
     @property
@@ -108,7 +108,7 @@ class PhoneTable:
     def close(self) -> None:
         for phone in self.phones:
             phone.close()
-        stop_console(self.app, self._thread)
+        stop_console(self.app, self.thread)
 
     def __enter__(self) -> PhoneTable:
         return self

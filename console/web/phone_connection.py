@@ -25,9 +25,11 @@ import logging
 from collections import deque
 from typing import Any, Callable
 
+from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.game.board import RuleError
+from console.game.clue import prepare
 from console.play import intents
 from console.play.intents import Player, Refusal
 from console.play.ports import Request
@@ -179,6 +181,10 @@ class PhoneConnection:
         try:
             message = parse_message(text, self.last_n)
             self.last_n = message.n
+            if self.admitted and message.verb == "clue" and message.intent.text:
+                # The check reads a language's word lists the first time (Vietnamese's are large):
+                # here, on a worker thread, rather than on the app's loop with the panel waiting.
+                await run_in_threadpool(prepare, message.intent.lang)
             self._handle(message)
         except (MessageError, RuleError) as exc:
             self.send(refusal(self._n_of(text), exc))

@@ -4,10 +4,13 @@ surviving a reload and a console restart."""
 
 from __future__ import annotations
 
+import threading
 
 import pytest
 
+from console.game import clue
 from console.game.board import parse_cell
+from console.game.rules import Clue
 from tests.phones import PhoneTable
 
 CODES = iter(["ACEF", "HKPR", "TXYA", "CEFH", "KPRT"] * 10)
@@ -103,6 +106,27 @@ def test_a_round_from_phones_with_the_engines_refusals(table):
     record = [(line["action"], line.get("cell")) for line in table.record()]
     assert record == [("new_game", None), ("choose_target", card[2]), ("clue", None), ("place", "C3"),
                       ("take_back", None), ("place", "D4"), ("place", "E5"), ("skip_clue", None), ("next", None)]
+
+
+def test_a_phones_first_clue_in_a_language_never_reads_its_word_lists_on_the_app_loop(table, monkeypatch):
+    """The clue check's word lists for a language are read the first time a clue in it is checked
+    (Vietnamese's lexicon is large): for a phone's clue that is on a worker thread before the
+    clue reaches the app, so the panel's frames never wait for it."""
+    readers = []
+    real = clue.word_list
+    monkeypatch.setattr(clue, "word_list", lambda lang: readers.append((lang, threading.current_thread())) or real(lang))
+    clue._known.cache_clear()
+    try:
+        giver, *_ = seated_three(table)
+        card = giver.view(lambda v: v["you"]["card"] is not None)["you"]["card"]
+        giver.send("choose", cell=card[1])
+        giver.send("clue", text="chuối", lang="vi")
+        giver.view(lambda v: v["game"]["phase"] == "guess1")
+    finally:
+        clue._known.cache_clear()  # read again, by the real word lists, by whoever needs them next
+    assert table.app.game.clues == (Clue(("chuối",), "vi", True),)
+    read_by = [thread for lang, thread in readers if lang == "vi"]
+    assert len(read_by) == 1 and read_by[0] is not table.thread
 
 
 def test_the_givers_card_and_target_reach_no_other_phone_before_the_reveal(table):

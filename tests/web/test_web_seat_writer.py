@@ -58,4 +58,4 @@ def test_a_seat_taken_on_a_phone_is_kept_from_another_thread_than_the_loops():
         store.set_setting = noting
         table.phone().join(table.code, 2)
         table.wait_until(lambda: (store.get_setting(SEATS_SETTING) or [[None]])[0][0] == 2)
-        assert kept and all(name == SEATS_SETTING and thread is not table._thread for thread, name in kept)
+        assert kept and all(name == SEATS_SETTING and thread is not table.thread for thread, name in kept)
