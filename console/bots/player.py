@@ -8,7 +8,8 @@ round's one holder, is given the whole state.
 
 - The giver chooses the target it can describe best (among the card's cells; in the free variant
   among a few cells drawn from the game's seed), says the first clue of one word that keeps
-  every rule of the written-clue check in its language, and after the first pawns either gives
+  every rule of the written-clue check in its language and that the table has not heard in an
+  earlier round (`GameState.said`), and after the first pawns either gives
   a second clue (one word, or two when the two best together say more) or passes: it passes when
   the second pawns are expected to bring a rival more points than the giver (the giver scores
   only the pawns inside the frame, and nothing in a tie-break).
@@ -45,7 +46,7 @@ def move(seen: GameState, seat: int, level: str, lang: str) -> Action | None:
     if phase == "choose_target":
         return ChooseTarget(best_target(player, seen, lang))
     if phase == "clue1":
-        return first_clue(player, seen.target, lang)[1]
+        return first_clue(player, seen.target, lang, heard(player, seen))[1]
     if phase == "clue2":
         return second_clue(player, seen, lang)
     return Place(guess(player, seen), seat)
@@ -122,9 +123,10 @@ def best_target(player: Aim, game: GameState, lang: str) -> Cell:
     """The cell among the card's (or, in the free variant, a few drawn from the seed) whose best
     clue is expected to score the most: the giver's points come from pawns near the target."""
     cells = game.card_cells or free_targets(game.seed, game.round)
+    said = heard(player, game)
     scored = []
     for cell in cells:
-        concept, _ = first_clue(player, cell, lang)
+        concept, _ = first_clue(player, cell, lang, said)
         scored.append((-round(player.points_for(concept, cell, GIVER_DOUBT), 9), cell.index, cell))
     return min(scored)[2]
 
@@ -142,11 +144,20 @@ def free_targets(seed: int, round_: int) -> tuple[Cell, ...]:
     return tuple(cells)
 
 
-def first_clue(player: Aim, target: Cell, lang: str) -> tuple[Concept, Clue]:
-    """The giver's first clue: the best word for `target` it knows that keeps every rule of the
-    written-clue check in `lang` (one word, no colour name, no coordinate) and that reads back as
-    the same concept. The target's shortlist first; else its whole vocabulary, best first."""
+def heard(player: Aim, game: GameState) -> frozenset[str]:
+    """The concepts (ids) of the clues the table heard in earlier rounds, which a giver does not
+    say again (as a good player would not), whoever said them."""
+    return frozenset(concept.id for concept in read_clues(player, game.said))
+
+
+def first_clue(player: Aim, target: Cell, lang: str, said: frozenset[str] = frozenset()) -> tuple[Concept, Clue]:
+    """The giver's first clue: the best word for `target` it knows, not `said` before, that keeps
+    every rule of the written-clue check in `lang` (one word, no colour name, no coordinate) and
+    that reads back as the same concept. The target's shortlist first; else its whole vocabulary,
+    best first."""
     for concept in _best_words(player, target):
+        if concept.id in said:
+            continue
         clue = _said(player, [concept], lang, second=False)
         if clue is not None:
             return concept, clue
@@ -179,10 +190,11 @@ def second_clue(player: Aim, game: GameState, lang: str) -> Clue | SkipClue:
     best together), or a pass when that clue is expected to give a rival more than the giver."""
     target = game.target
     first = read_clues(player, game.clues)
+    said = heard(player, game)
     options: list[tuple[tuple[Concept, ...], Clue]] = []
     for concept in player.shortlists[target]:
         concept = player.knowledge.by_id[concept]
-        if concept in first:
+        if concept in first or concept.id in said:
             continue
         clue = _said(player, [concept], lang, second=True)
         if clue is not None:

@@ -142,6 +142,7 @@ class GameState:
     winners: tuple[int, ...] = ()
     can_take_back: bool = False  # the last action was a place: take_back may undo it
     clues: tuple[Clue, ...] = ()  # this round's clues as given, kept until the next round starts
+    said: tuple[Clue, ...] = ()  # the clues of the rounds before, in order: what the table has heard
     computers: tuple[str, ...] = ()  # per seat: "" a person, "<level>:<lang>" a computer player (NewGame's)
 
     @property
@@ -437,7 +438,7 @@ def _next(state: GameState, _: Next) -> GameState:
 def _start_round(state: GameState, giver: int, tied: tuple[int, ...]) -> GameState:
     fresh = replace(
         state, phase="choose_target", round=state.round + 1, giver=giver, tied=tied,
-        card=None, target=None, pawns=(), to_place=(), last_round_points=(), clues=(),
+        card=None, target=None, pawns=(), to_place=(), last_round_points=(), clues=(), said=state.said + state.clues,
     )
     return _draw_card(fresh)
 

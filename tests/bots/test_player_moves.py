@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from console.bots.aim import GIVER_DOUBT, aim
-from console.bots.player import first_clue, free_targets, move, second_clue
+from console.bots.player import first_clue, free_targets, game_alone, move, read_clues, second_clue
 from console.game import rules
 from console.game.board import ALL_CELLS, Cell, distance
-from console.game.rules import ChooseTarget, Clue, NewGame, Place, SkipClue
+from console.game.rules import ChooseTarget, Clue, NewGame, Next, Place, SkipClue
 from console.game.seating import without_secret
 
 COMPUTERS = ("", "expert:en", "expert:en", "expert:en")
@@ -80,3 +80,27 @@ def test_the_second_clue_is_a_new_word_the_check_lets_through_when_the_giver_gai
 def test_in_a_tie_break_the_giver_who_cannot_score_passes():
     game = _at_second_clue(4, Cell(0, 0), tied=(1, 2))
     assert isinstance(second_clue(aim("expert"), game, "en"), SkipClue)
+
+
+def test_a_giver_never_says_a_word_the_table_heard_in_an_earlier_round():
+    """Whoever said it: in a game of computer players alone (seed 7 once gave *chestnut* in rounds
+    3 and 5), and after a person's clue in round one."""
+    for seed in (7, 11):
+        game = rules.apply(None, game_alone(5, seed, "expert", "en")[0])
+        heard: set[str] = set()
+        for action in game_alone(5, seed, "expert", "en")[1:]:
+            if game.phase == "choose_target":
+                heard |= {c.id for c in read_clues(aim("expert"), game.said)}
+            if isinstance(action, Clue):
+                said = {c.id for c in read_clues(aim("expert"), (action,))}
+                assert said and not said & heard, (seed, game.round, action.words)
+            game = rules.apply(game, action)
+    game = rules.apply(dealt(4), ChooseTarget(Cell(2, 3)))
+    banana = first_clue(aim("expert"), Cell(2, 3), "en")[1]
+    game = rules.apply(game, banana)  # the person's first clue, the computer giver's own word for that cell
+    for seat in (1, 2, 3):
+        game = rules.apply(game, Place(ALL_CELLS[seat], seat))
+    game = rules.apply(rules.apply(game, SkipClue()), Next())
+    game = rules.apply(game, ChooseTarget(Cell(2, 3)))  # the computer in seat 1 gives, for the same cell
+    assert game.giver == 1 and game.said == (banana,)
+    assert move(game, 1, "expert", "en").words != banana.words

@@ -58,6 +58,16 @@ def test_the_giver_never_places(game):
 
 @common
 @given(legal_games())
+def test_the_clues_heard_are_every_clue_given_in_order(game):
+    """A state's earlier rounds' clues and its own round's are the game's clues so far, in order."""
+    actions, states = game
+    for count, state in enumerate(states, 1):
+        given_so_far = tuple(a for a in actions[1:count] if isinstance(a, rules.Clue))
+        assert state.said + state.clues == given_so_far
+
+
+@common
+@given(legal_games())
 def test_round_points_are_bounded_and_totals_are_their_sum(game):
     actions, states = game
     totals = [0] * states[0].players
