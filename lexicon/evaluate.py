@@ -7,13 +7,22 @@ concept whose English word it names. People's picks are modelled around that col
 concept's own spread; the bot aims with its own knowledge. So a figure below 1 is what the bot
 loses when its colour for a word is not the crowd's.
 
+The giving figure has an anchor worked out in the same run: the same list read by a crowd whose
+colour for each word is the bot's own moved by a random offset as large as two independent
+surveys differ (`GIVER_DOUBT` per axis, seeded): what a giver reaches whose knowledge is as good
+as a second survey. It is given by where the bot's colour for a word comes from (a survey, or
+the author's estimate) and for lists of 10 words drawn at random, as a given list may be short.
+
     .venv/bin/python lexicon/evaluate.py [--json]
+    .venv/bin/python lexicon/evaluate.py --doubts      # the giver's doubt against the anchor's crowd
+    .venv/bin/python lexicon/evaluate.py --apart 20    # the estimated words the two sources part on most
 """
 
 from __future__ import annotations
 
 import json
 import math
+import random
 import resource
 import sys
 import time
@@ -22,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from console.bots.aim import Aim, aim, expected_points, shortlist_vocabulary  # noqa: E402
+from console.bots.aim import GIVER_DOUBT, Aim, aim, expected_points, shortlist_vocabulary  # noqa: E402
 from console.bots.knowledge import LANGUAGES, Concept, Knowledge, knowledge  # noqa: E402
 from console.bots.words import bare_key, exact_key  # noqa: E402
 from console.game.board import ALL_CELLS  # noqa: E402
@@ -50,7 +59,102 @@ def crowd_concept(concept: Concept, rgb: tuple[int, int, int]) -> Concept:
     return Concept(concept.id, concept.kind, concept.child, concept.spread, ((srgb_to_oklab(rgb), 1.0),), concept.words)
 
 
+def moved_concept(concept: Concept, rng: random.Random) -> Concept:
+    """`concept` with each colour moved by a random offset as large as two surveys differ."""
+    modes = tuple((tuple(v + rng.gauss(0, GIVER_DOUBT) for v in lab), share) for lab, share in concept.modes)
+    return Concept(concept.id, concept.kind, concept.child, concept.spread, modes, concept.words)
+
+
+def estimated_ids() -> set[str]:
+    """The concepts whose colour the author of `lexicon/concepts` estimated (a hex value, not a
+    survey's or a standard's name)."""
+    ids = set()
+    for path in (ROOT / "lexicon" / "concepts").glob("*.tsv"):
+        for line in path.read_text().splitlines():
+            if line.strip() and not line.startswith("#") and line.split("\t")[1].startswith("#"):
+                ids.add(line.split("\t")[0])
+    return ids
+
+
+def giving(chooser: Aim, crowd: Aim, words: list[Concept], crowd_words: dict[str, Concept],
+           lists: int = 0) -> list[float]:
+    """Per target (and, with `lists`, per list of that many words drawn at random for it), the
+    crowd's points for the word `chooser` picks from `words` over the best word's."""
+    points = {}
+    shares = []
+    draw = random.Random(lists)
+    for target in ALL_CELLS:
+        for listed in ([draw.sample(words, 10) for _ in range(lists)] if lists else [words]):
+            chosen = chooser.clue(listed, target)
+            for concept in listed:
+                if (concept.id, target) not in points:
+                    points[concept.id, target] = crowd.points_for(crowd_words[concept.id], target)
+            best = max(points[c.id, target] for c in listed)
+            if best > 0:
+                shares.append(points[chosen.id, target] / best)
+    return shares
+
+
+def share_figures(shares: list[float]) -> dict[str, float]:
+    return {"mean": round(sum(shares) / len(shares), 3),
+            "at_least_three_quarters": round(sum(s >= 0.75 for s in shares) / len(shares), 3)}
+
+
+def paired_words(k: Knowledge) -> list[tuple[Concept, tuple[int, int, int]]]:
+    """The concepts whose English word color-name-list names, each with that list's colour."""
+    reference = references()
+    return [(c, reference[c.word("en").lower()]) for c in k.concepts if c.word("en").lower() in reference]
+
+
+def anchor_crowds(words: list[Concept]) -> list[tuple[Aim, dict[str, Concept]]]:
+    """Two crowds whose colour for each word is the bot's moved as far as two surveys differ."""
+    crowds = []
+    for seed in (1, 2):
+        draw = random.Random(seed)
+        survey = Knowledge(tuple(moved_concept(c, draw) for c in words))
+        crowds.append((Aim(survey, "expert"), {c.id: c for c in survey.concepts}))
+    return crowds
+
+
+def doubts(k: Knowledge) -> None:
+    """`--doubts`: against the anchor's crowds, a third of the cells, the giver's share of the
+    best and its points for a few doubts (the pick by `Aim.points_for` with that doubt)."""
+    words = [c for c, _ in paired_words(k)]
+    bot = Aim(k, "expert")
+    crowds = anchor_crowds(words)
+    for doubt in (0.0, GIVER_DOUBT, 0.07, 0.1):
+        shares, points = [], []
+        for target in ALL_CELLS[::3]:
+            chosen = max(words, key=lambda c: (round(bot.points_for(c, target, doubt), 9), -bot.sight(c).spread))
+            for reader, by_id in crowds:
+                got = reader.points_for(by_id[chosen.id], target)
+                best = max(reader.points_for(by_id[c.id], target) for c in words)
+                points.append(got)
+                if best > 0:
+                    shares.append(got / best)
+        print(f"doubt {doubt}: share of the best {sum(shares) / len(shares):.3f}, points {sum(points) / len(points):.3f}")
+
+
+def apart(k: Knowledge, count: int) -> None:
+    """`--apart N`: the N estimated words whose colour the knowledge and color-name-list put
+    farthest apart (OKLab), each with both colours."""
+    estimated = estimated_ids()
+    rows = []
+    for concept, rgb in paired_words(k):
+        if concept.id in estimated:
+            distance = min(math.dist(srgb_to_oklab(rgb), lab) for lab, _ in concept.modes)
+            rows.append((distance, concept.word("en"), "#%02x%02x%02x" % rgb))
+    for distance, word, colour in sorted(rows, reverse=True)[:count]:
+        print(f"{distance:.3f}\t{word}\tcolor-name-list {colour}")
+
+
 def main(argv: list[str]) -> int:
+    if "--doubts" in argv:
+        doubts(knowledge())
+        return 0
+    if "--apart" in argv:
+        apart(knowledge(), int(argv[argv.index("--apart") + 1]))
+        return 0
     figures: dict[str, object] = {}
     before_rss = rss_kib()
     start = time.perf_counter()
@@ -67,8 +171,7 @@ def main(argv: list[str]) -> int:
     figures["child_concepts"] = sum(c.child for c in k.concepts)
     figures["forms_per_language"] = {lang: sum(len(c.words[lang]) for c in k.concepts) for lang in LANGUAGES}
 
-    reference = references()
-    paired = [(c, reference[c.word("en").lower()]) for c in k.concepts if c.word("en").lower() in reference]
+    paired = paired_words(k)
     crowd_knowledge = Knowledge(tuple(crowd_concept(c, rgb) for c, rgb in paired))
     crowd = Aim(crowd_knowledge, "expert")
 
@@ -88,17 +191,22 @@ def main(argv: list[str]) -> int:
         figures[f"guess_{level}_at_least_person"] = round(sum(v >= 1 for v in values) / len(values), 3)
 
     # Giving: for every cell, the word the bot picks from the paired words, as the crowd reads it,
-    # against the best word of that list as the crowd reads it.
+    # against the best word of that list as the crowd reads it; beside it, the anchor (a crowd as
+    # far from the bot as two surveys are from each other, two draws).
     own = [c for c, _ in paired]
     crowd_by_id = {c.id: c for c in crowd_knowledge.concepts}
-    shares = []
-    for target in ALL_CELLS:
-        chosen = expert.clue(own, target)
-        best = max(crowd.points_for(c, target) for c in crowd_knowledge.concepts)
-        if best > 0:
-            shares.append(crowd.points_for(crowd_by_id[chosen.id], target) / best)
-    figures["clue_share_of_best"] = round(sum(shares) / len(shares), 3)
-    figures["clue_at_least_three_quarters"] = round(sum(s >= 0.75 for s in shares) / len(shares), 3)
+    anchors = anchor_crowds(own)
+    estimated = estimated_ids()
+    parts = {"all": own, "survey": [c for c in own if c.id not in estimated],
+             "estimated": [c for c in own if c.id in estimated]}
+    for part, words in parts.items():
+        shares = giving(expert, crowd, words, crowd_by_id)
+        anchor = [s for reader, by_id in anchors for s in giving(expert, reader, words, by_id)]
+        figures[f"clue_share_of_best_{part}"] = dict(share_figures(shares), words=len(words),
+                                                     anchor=share_figures(anchor)["mean"])
+    shares = giving(expert, crowd, own, crowd_by_id, lists=2)
+    anchor = [s for reader, by_id in anchors for s in giving(expert, reader, own, by_id, lists=2)]
+    figures["clue_share_of_best_lists_of_10"] = dict(share_figures(shares), anchor=share_figures(anchor)["mean"])
 
     # Languages: every written form typed in capitals and without its diacritics finds its concept.
     found = {}
