@@ -3,11 +3,14 @@ from outside (people's own guesses, a list of words to pick a clue from), and a 
 
 `guess` prints the cells a computer guesser would choose for a clue, best first, one a line;
 `clue` prints the word a computer giver would say for a target cell, from a file's words (one a
-line) or from everything it knows but colour names, which the rules forbid. `play` plays a game
+line; the words it does not know are left out, and named in one line on standard error) or from
+everything it knows but colour names, which the rules forbid. `play` plays a game
 of computer players only, a line per round, and can write its record for `replay`.
 """
 
 from __future__ import annotations
+
+import sys
 
 from console.bots.aim import aim
 from console.bots.knowledge import UnknownWord
@@ -21,6 +24,7 @@ from console.game.rules import GameState
 MAX_SEED = 2**31 - 1  # the console's own games draw their seeds below 2**31 (play.table)
 WORDS_FILE_LIMIT = 1 << 20  # a word list of a megabyte is tens of thousands of words
 MAX_CLUE_TOKENS = 8  # two words, a Vietnamese word being up to four syllables
+UNKNOWN_NAMED, NAMED_LENGTH = 5, 40  # how many unknown words of a list the line that says so names, how much of each
 
 
 def guess_main(lang: str, level: str, words: list[str], count: int) -> int:
@@ -52,12 +56,21 @@ def clue_main(lang: str, level: str, words_file: str | None, cell: str) -> int:
         print(player.clue(candidates, target).word(lang))
         return 0
     said: dict[str, str] = {}  # concept id -> the file's first word for it
+    unknown: list[str] = []
     for line in read_text(words_file, WORDS_FILE_LIMIT).splitlines():
         concept = player.lookup(lang, line) if line.strip() else None
         if concept is not None:
             said.setdefault(concept.id, line.strip())
+        elif line.strip():
+            unknown.append(line.strip())
     if not said:
         raise UsageError(f"bot clue: none of the words in {words_file} is one the {level} knows in {lang}")
+    if unknown:  # the answer stands; what it was chosen without is said beside it, in one line
+        named = ", ".join(repr(word[:NAMED_LENGTH]) + ("..." if len(word) > NAMED_LENGTH else "")
+                          for word in unknown[:UNKNOWN_NAMED])
+        more = f" and {len(unknown) - UNKNOWN_NAMED} more" if len(unknown) > UNKNOWN_NAMED else ""
+        print(f"bot clue: left out {len(unknown)} word(s) the {level} does not know in {lang}: {named}{more}",
+              file=sys.stderr)
     best = player.clue([player.knowledge.by_id[cid] for cid in said], target)
     print(said[best.id])
     return 0

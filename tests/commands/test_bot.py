@@ -69,6 +69,17 @@ def test_clue_from_a_file_prints_one_of_its_words_as_written(capsys, tmp_path):
     assert out == "Banana\n"
 
 
+def test_clue_from_a_file_names_the_words_it_left_out_in_one_line_beside_its_answer(capsys, tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("banana\nqwertyuiop\n\x1b[31mred\n" + "x" * 5000 + "\n" + "".join(f"zz{i}\n" for i in range(9)))
+    status, out, err = run(capsys, "clue", "--lang", "en", "--words", str(words), "C8")
+    assert status == 0 and out == "banana\n"
+    assert err.startswith("bot clue: left out 12 word(s) the expert does not know in en: 'qwertyuiop', ")
+    assert err.endswith(" and 7 more\n") and err.count("\n") == 1 and "\x1b" not in err and len(err) < 400
+    words.write_text("banana\nsky\n")
+    assert run(capsys, "clue", "--lang", "en", "--words", str(words), "C8")[2] == ""
+
+
 def test_clue_from_a_file_of_unknown_words_is_one_line(capsys, tmp_path):
     words = tmp_path / "words.txt"
     words.write_text("qwertyuiop\nasdfghjkl\n")
