@@ -15,8 +15,6 @@ import asyncio
 import json
 from concurrent.futures import Executor
 
-from starlette.concurrency import run_in_threadpool
-
 
 def colour_names_json(lang: str) -> bytes:
     from console.bots.names import cell_colour_names  # on the worker thread, when first asked
@@ -25,8 +23,8 @@ def colour_names_json(lang: str) -> bytes:
 
 
 class ColourNames:
-    """Each language's names as JSON, built the first time a phone asks (on `thinker`, else a
-    worker thread: off the server's event loop) and kept; phones asking while it is built wait
+    """Each language's names as JSON, built the first time a phone asks (on `thinker`, else the
+    event loop's worker threads: off the loop) and kept; phones asking while it is built wait
     for that build."""
 
     def __init__(self, thinker: Executor | None = None) -> None:
@@ -40,10 +38,6 @@ class ColourNames:
             async with self._building:
                 built = self._built.get(lang)
                 if built is None:
-                    built = self._built[lang] = await self._build(lang)
+                    built = self._built[lang] = await asyncio.get_running_loop().run_in_executor(
+                        self.thinker, colour_names_json, lang)
         return built
-
-    async def _build(self, lang: str) -> bytes:
-        if self.thinker is None:
-            return await run_in_threadpool(colour_names_json, lang)
-        return await asyncio.wrap_future(self.thinker.submit(colour_names_json, lang))
