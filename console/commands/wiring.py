@@ -158,7 +158,6 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False, limits=N
     (`web.limits.LIMITS` by default)."""
     if not config.web.enabled:
         return None
-    from console.web.colour_names import ColourNames
     from console.web.companion import WebCompanion
     from console.web.limits import LIMITS
     from console.web.panel import PanelStream
@@ -176,7 +175,7 @@ def attach_web(config: Config, app: ConsoleApp, controls: bool = False, limits=N
         panel_routes, lambda hub: ReplayRoom(app.stage, app.store, limits=limits).routes(),
     ])
     web.room.live_view = panels[0].live_viewer  # WLED's live view on the phones' /ws
-    web.room.colour_names = ColourNames(app.computers.thinker)  # where the computer players read the knowledge
+    web.room.thinker.executor = app.computers.thinker  # where the computer players read the knowledge and word lists
     app.seat_phones(web.kept_seats, web.seats.save)
     web.start()
     app.publisher, app.room_codes = web.hub, new_room_code

@@ -18,6 +18,7 @@ holds its seat with, never for the seat alone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hmac
 import json
@@ -25,7 +26,6 @@ import logging
 from collections import deque
 from typing import Any, Callable
 
-from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from console.game.board import RuleError
@@ -36,6 +36,7 @@ from console.play.ports import Request
 from console.web.messages import Message, MessageError, live_view_switch, message_json, parse_message
 from console.web.pacing import TooFast, read_paced
 from console.web.limits import device, is_local
+from console.web.thinker import Stopping
 from console.web.seats import is_token, new_token, token_digest
 from console.web.views import board_message
 
@@ -183,8 +184,9 @@ class PhoneConnection:
             self.last_n = message.n
             if self.admitted and message.verb == "clue" and message.intent.text:
                 # The check reads a language's word lists the first time (Vietnamese's are large):
-                # here, on a worker thread, rather than on the app's loop with the panel waiting.
-                await run_in_threadpool(prepare, message.intent.lang)
+                # here, on the room's thinker, rather than on the app's loop with the panel waiting.
+                with contextlib.suppress(Stopping):  # the box is stopping: nobody acts on the clue
+                    await self.room.thinker.run(prepare, message.intent.lang)
             self._handle(message)
         except (MessageError, RuleError) as exc:
             self.send(refusal(self._n_of(text), exc))

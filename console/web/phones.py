@@ -32,6 +32,7 @@ from console.web.limits import LIMITS, Attempts, Budgets, Limits, Pool
 from console.game.clue import LANGUAGES, word_list
 from console.web.phone_connection import POLICY_VIOLATION, PhoneConnection, client_address
 from console.web.server import origin_allowed
+from console.web.thinker import Stopping, Thinker
 from console.web.views import ViewTexts
 _JS, _CSS, _JSON = "text/javascript; charset=utf-8", "text/css; charset=utf-8", "application/json; charset=utf-8"
 ASSETS = {"/": ("phone.html", "text/html; charset=utf-8"), "/phone.js": ("phone.js", _JS), "/phone.css": ("phone.css", _CSS),
@@ -85,7 +86,9 @@ class PhoneRoom:
         self._assets = {path: (asset(name), kind) for path, (name, kind) in ASSETS.items()}
         self._assets["/i18n/languages.json"] = (languages_json(), _JSON)
         self._assets["/clue-words.json"] = (clue_words_json(), _JSON)
-        self.colour_names = ColourNames()  # each cell's colour name, per language: built when first asked
+        # slow reads off the event loop: the wiring gives it the computer players' thread
+        self.thinker = Thinker()
+        self.colour_names = ColourNames(self.thinker)  # each cell's colour name, per language: built when first asked
 
     def routes(self) -> list:
         return ([Route(path, self.page) for path in self._assets]
@@ -99,7 +102,10 @@ class PhoneRoom:
     async def colour_names_page(self, request: Request) -> Response:
         """The 480 cells' colour names in a language (the phone's "name the colours" setting)."""
         lang = request.url.path.removeprefix("/colour-names/").removesuffix(".json")
-        return Response(await self.colour_names.json(lang), media_type=_JSON)
+        try:
+            return Response(await self.colour_names.json(lang), media_type=_JSON)
+        except Stopping:
+            return Response("the box is stopping", status_code=503, media_type="text/plain; charset=utf-8")
 
     async def websocket(self, websocket: WebSocket) -> None:
         """A phone comes in if its device has fewer than `phones_per_device` connections, and

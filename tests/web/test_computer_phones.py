@@ -29,6 +29,7 @@ from console.view.ui import Ui
 from console.bots.names import CHILD_MARGIN, cell_colour_names
 from console.web import colour_names
 from console.web.colour_names import ColourNames
+from console.web.thinker import Thinker
 from console.web.messages import MessageError, parse_message
 from console.web.views import ViewTexts, seat_view
 from tests.phones import PhoneTable
@@ -156,7 +157,7 @@ def test_the_names_are_built_once_when_first_asked_and_never_on_the_event_loops_
         return json.dumps([lang] * 480).encode()
 
     monkeypatch.setattr(colour_names, "colour_names_json", build)
-    names = ColourNames()
+    names = ColourNames(Thinker())
     assert built == []  # nothing at start
 
     async def phones_ask() -> list[bytes]:
@@ -181,6 +182,14 @@ def test_the_console_builds_the_names_on_the_computer_players_thread(monkeypatch
         with urllib.request.urlopen(table.url + "/colour-names/ro.json", timeout=30) as response:
             assert json.loads(response.read()) == list(cell_colour_names("ro"))
     assert len(built) == 1 and built[0].startswith("computer-player")
+
+
+def test_the_page_says_the_box_is_stopping_once_the_computer_players_thread_has_shut_down():
+    with PhoneTable() as table:
+        table.app.computers.close()  # as the console's close does, before the server's
+        with pytest.raises(urllib.error.HTTPError) as stopping:
+            urllib.request.urlopen(table.url + "/colour-names/es.json", timeout=5)
+        assert stopping.value.code == 503 and stopping.value.read() == b"the box is stopping"
 
 
 def test_the_page_serves_each_languages_names_and_nothing_else():

@@ -110,8 +110,9 @@ def test_a_round_from_phones_with_the_engines_refusals(table):
 
 def test_a_phones_first_clue_in_a_language_never_reads_its_word_lists_on_the_app_loop(table, monkeypatch):
     """The clue check's word lists for a language are read the first time a clue in it is checked
-    (Vietnamese's lexicon is large): for a phone's clue that is on a worker thread before the
-    clue reaches the app, so the panel's frames never wait for it."""
+    (Vietnamese's lexicon is large): for a phone's clue that is on the computer players' thread
+    (which reads them for the computers too) before the clue reaches the app, so the panel's
+    frames never wait for it."""
     readers = []
     real = clue.word_list
     monkeypatch.setattr(clue, "word_list", lambda lang: readers.append((lang, threading.current_thread())) or real(lang))
@@ -127,6 +128,7 @@ def test_a_phones_first_clue_in_a_language_never_reads_its_word_lists_on_the_app
     assert table.app.game.clues == (Clue(("chuối",), "vi", True),)
     read_by = [thread for lang, thread in readers if lang == "vi"]
     assert len(read_by) == 1 and read_by[0] is not table.thread
+    assert read_by[0].name.startswith("computer-player")  # the one thread that reads them for the computers too
 
 
 def test_the_givers_card_and_target_reach_no_other_phone_before_the_reveal(table):
