@@ -8,8 +8,8 @@ round's one holder, is given the whole state.
 
 - The giver chooses the target it can describe best (among the card's cells; in the free variant
   among a few cells drawn from the game's seed), says the first clue of one word that keeps
-  every rule of the written-clue check in its language and that the table has not heard in an
-  earlier round (`GameState.said`), and after the first pawns either gives
+  every rule of the written-clue check in its language and that was not written in an earlier
+  round (`GameState.said`), and after the first pawns either gives
   a second clue (one word, or two when the two best together say more) or passes: it passes when
   the second pawns are expected to bring a rival more points than the giver (the giver scores
   only the pawns inside the frame, and nothing in a tie-break).
@@ -145,8 +145,8 @@ def free_targets(seed: int, round_: int) -> tuple[Cell, ...]:
 
 
 def heard(player: Aim, game: GameState) -> frozenset[str]:
-    """The concepts (ids) of the clues the table heard in earlier rounds, which a giver does not
-    say again (as a good player would not), whoever said them."""
+    """The concepts (ids) of the clues written in earlier rounds, whoever wrote them, which a giver
+    does not say again (as a good player would not). A clue said aloud is not known to it."""
     return frozenset(concept.id for concept in read_clues(player, game.said))
 
 

@@ -190,11 +190,11 @@ def kept_bindings(before: object, game: GameState, seating: Seating) -> list:
 def restored(game: GameState, bindings: object) -> str | None:
     """The holder kept for this deal before a restart; None (nobody) when none was. A computer
     giver's deal needs no keeping: its seat is its computer player's for the whole game (nobody
-    may take it or be handed it), so the deal was bound to it, whatever the store lost."""
+    may take it or be handed it), so the deal was bound to it, whatever the store kept or lost."""
+    if not rules.is_terminal(game) and game.computer(game.giver) is not None:
+        return computer_holder(game.giver)
     for binding in bindings if isinstance(bindings, list) else ():
         if isinstance(binding, list) and len(binding) == 2 and binding[0] == deal_key(game) and (
                 isinstance(binding[1], str)):
             return binding[1]
-    if not rules.is_terminal(game) and game.computer(game.giver) is not None:
-        return computer_holder(game.giver)
     return None

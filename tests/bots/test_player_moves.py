@@ -82,7 +82,7 @@ def test_in_a_tie_break_the_giver_who_cannot_score_passes():
     assert isinstance(second_clue(aim("expert"), game, "en"), SkipClue)
 
 
-def test_a_giver_never_says_a_word_the_table_heard_in_an_earlier_round():
+def test_a_giver_never_says_a_word_written_in_an_earlier_round():
     """Whoever said it: in a game of computer players alone (seed 7 once gave *chestnut* in rounds
     3 and 5), and after a person's clue in round one."""
     for seed in (7, 11):

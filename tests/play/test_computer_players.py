@@ -190,10 +190,11 @@ def test_a_game_with_computer_players_resumed_after_a_restart_goes_on_with_them(
     assert app.game.phase == "clue1"  # the computer giver chose its target, and goes on
 
 
-@pytest.mark.parametrize("kept", [None, "not a list", [[[0, 0, 0, 0], PANEL]]])
+@pytest.mark.parametrize("kept", [None, "not a list", [[[0, 0, 0, 0], PANEL]], [[[4, 1, 0, 1], PANEL]]])
 def test_a_computer_giver_whose_binding_the_store_lost_gives_its_clue_after_a_restart(tmp_path, kept):
-    """The round's binding is gone (never kept, damaged, another deal's) after the computer giver
-    chose its target: its seat was its computer player's all game, so the deal was bound to it."""
+    """The round's binding is gone (never kept, damaged, another deal's, another holder's) after
+    the computer giver chose its target: its seat was its computer player's all game, so the deal
+    was bound to it."""
     store = GameStore("memory://")
     new_game = rules.NewGame(3, seed=4, first_giver=1, computers=("", "expert:en", "expert:en"))
     store.start_game(action_to_json(new_game))
