@@ -50,7 +50,7 @@ class NewGame:
     variant: str = "cards"
     colors: tuple[str, ...] | None = None
     # Who plays each seat: "" a person, "<level>:<lang>" a computer player of that level writing
-    # its clues in that language (`computer_name`); empty: people in every seat (older records).
+    # its clues in that language (`computer_entry`); empty: people in every seat (older records).
     computers: tuple[str, ...] = ()
 
 

@@ -70,9 +70,9 @@ class Seating:
         return next((seat for seat, holder in self.holders if not is_computer(holder)), None)
 
     def is_host(self, holder: str) -> bool:
-        """Whether `holder` is the host's phone: it holds the first seat a phone took and still holds."""
-        return not is_computer(holder) and next(
-            (held for _, held in self.holders if not is_computer(held)), None) == holder
+        """Whether `holder` is the host's phone: it holds `host_seat`."""
+        seat = self.host_seat
+        return seat is not None and self.holder(seat) == holder
 
     def open_seats(self, colors: int, playing: int | None) -> tuple[int, ...]:
         """The colours a phone may take now: every free one between games (`playing` None);
@@ -106,7 +106,7 @@ class Seating:
     def computer_seats(self, players: int, count: int) -> tuple[int, ...]:
         """Where `count` computer players sit in a game of `players`: the last seats no phone
         holds (fewer when phones hold too many)."""
-        free = [seat for seat in reversed(range(players)) if self.holder(seat) == PANEL or is_computer(self.holder(seat))]
+        free = [seat for seat in reversed(range(players)) if (held := self.holder(seat)) == PANEL or is_computer(held)]
         return tuple(sorted(free[:count]))
 
     def holds_secret(self, holder: str | None) -> bool:
